@@ -1,0 +1,27 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace accelera {
+
+// Every environment variable Accelera reads, read and validated in one place on first use.
+struct Config {
+  double memory_threshold = 0.8;              // ACCELERA_MEMORY_THRESHOLD: fraction of a device's memory
+  std::string log_level = "warn";             // ACCELERA_LOG_LEVEL: trace|debug|info|warn|error|critical|off
+  std::int64_t min_chunk_size = 1;            // ACCELERA_MIN_CHUNK_SIZE
+  std::int64_t max_chunk_size = 0;            // ACCELERA_MAX_CHUNK_SIZE (0: no limit)
+  bool enable_prefetch = true;                // ACCELERA_ENABLE_PREFETCH
+  std::optional<int> num_threads;             // ACCELERA_NUM_THREADS (default: OpenMP's choice)
+  std::string kernel_cache_dir;               // ACCELERA_KERNEL_CACHE (default: ~/.cache/accelera/kernels)
+};
+
+// Throws ValueError naming the variable when one holds a malformed value.
+const Config& config();
+// Re-reads the environment (tests and long-lived processes that change it).
+void reload_config();
+
+// Changes the library's log level at run time; throws ValueError for an unknown level name.
+void set_log_level(const std::string& level);
+
+}  // namespace accelera

@@ -1,0 +1,72 @@
+#pragma once
+// The error hierarchy. Every failure a user can cause is one of these types, with a message that says
+// what was wrong and with which values. Python maps them onto ValueError, TypeError, RuntimeError,
+// MemoryError and NotImplementedError subclasses.
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace accelera {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// A bad value: a device string, a size, an axis.
+class ValueError : public Error {
+ public:
+  using Error::Error;
+};
+// Shapes that do not fit together.
+class ShapeError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+// A dtype that is not stored or not computed for this op.
+class DTypeError : public Error {
+ public:
+  using Error::Error;
+};
+// A device that is missing, not built in, or failed.
+class DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+// A device (or the host) cannot satisfy an allocation within its budget.
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+// A valid request that this build or backend does not implement.
+class NotSupportedError : public Error {
+ public:
+  using Error::Error;
+};
+// A broken invariant inside the library: always a bug in Accelera, never a user mistake.
+class InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+[[noreturn]] void throw_internal(const char* cond, const char* file, int line, const std::string& msg);
+}  // namespace detail
+
+}  // namespace accelera
+
+// ACC_CHECK(cond, ErrorType, "format {}", args...) — validate user input; throws accelera::ErrorType.
+#define ACC_CHECK(cond, ErrorType, ...)                                  \
+  do {                                                                   \
+    if (!(cond)) [[unlikely]] {                                          \
+      throw ::accelera::ErrorType(::fmt::format(__VA_ARGS__));           \
+    }                                                                    \
+  } while (0)
+
+// ACC_ASSERT(cond, "format", args...) — an internal invariant; failure is a library bug.
+#define ACC_ASSERT(cond, ...)                                                                    \
+  do {                                                                                           \
+    if (!(cond)) [[unlikely]] {                                                                  \
+      ::accelera::detail::throw_internal(#cond, __FILE__, __LINE__, ::fmt::format(__VA_ARGS__)); \
+    }                                                                                            \
+  } while (0)

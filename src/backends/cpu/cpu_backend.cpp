@@ -1,0 +1,94 @@
+#include "backends/cpu/cpu_backend.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "accelera/core/config.hpp"
+#include "accelera/core/error.hpp"
+#include "backends/cpu/kernels/kernels.hpp"
+
+namespace accelera::cpu {
+
+namespace {
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "CPU";
+}
+
+// MemAvailable from /proc/meminfo: what the kernel says can be allocated without swapping.
+std::int64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::int64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return static_cast<std::int64_t>(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+}
+
+}  // namespace
+
+void* HostRawAllocator::raw_allocate(std::size_t nbytes) {
+  constexpr std::size_t align = 64;
+  return std::aligned_alloc(align, (nbytes + align - 1) / align * align);
+}
+
+void HostRawAllocator::raw_free(void* ptr, std::size_t) noexcept { std::free(ptr); }
+
+CpuBackend::CpuBackend() : m_name(cpu_model_name()) {
+  if (const auto threads = config().num_threads) omp_set_num_threads(*threads);
+}
+
+DeviceInfo CpuBackend::device_info(int index) const {
+  ACC_CHECK(index == 0, DeviceError, "no such device cpu:{}: there is one cpu device", index);
+  DeviceInfo info;
+  info.device = Device::cpu();
+  info.name = m_name;
+  info.vendor = "host";
+  info.total_memory = static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  info.free_memory = available_memory_bytes();
+  info.compute_units = omp_get_max_threads();
+  return info;
+}
+
+RawAllocator& CpuBackend::raw_allocator(int index) {
+  ACC_CHECK(index == 0, DeviceError, "no such device cpu:{}: there is one cpu device", index);
+  return m_raw;
+}
+
+void CpuBackend::copy_from_host(const Device&, void* dst, const void* src, std::size_t nbytes) {
+  std::memcpy(dst, src, nbytes);
+}
+
+void CpuBackend::copy_to_host(void* dst, const Device&, const void* src, std::size_t nbytes) {
+  std::memcpy(dst, src, nbytes);
+}
+
+void CpuBackend::synchronize(int) {}
+
+void CpuBackend::copy(const Tensor& src, const Tensor& dst) { copy_kernel(src, dst); }
+void CpuBackend::fill(const Tensor& dst, double value) { fill_kernel(dst, value); }
+void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) { matmul_kernel(a, b, out); }
+void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  binary_kernel(op, a, b, out);
+}
+void CpuBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) { unary_kernel(op, x, out); }
+void CpuBackend::reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  reduce_kernel(op, x, axes, out);
+}
+
+}  // namespace accelera::cpu

@@ -1,0 +1,38 @@
+#pragma once
+#include "accelera/backend.hpp"
+
+namespace accelera::cpu {
+
+// Host memory: 64-byte aligned (a cache line, and full AVX-512 vectors).
+class HostRawAllocator final : public RawAllocator {
+ public:
+  void* raw_allocate(std::size_t nbytes) override;
+  void raw_free(void* ptr, std::size_t nbytes) noexcept override;
+};
+
+// The CPU as one device, "cpu": OpenBLAS for matmul, OpenMP-parallel vectorised loops for the rest.
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend();
+  DeviceKind kind() const noexcept override { return DeviceKind::cpu; }
+  int device_count() const noexcept override { return 1; }
+  DeviceInfo device_info(int index) const override;
+  RawAllocator& raw_allocator(int index) override;
+
+  void copy_from_host(const Device& dst_device, void* dst, const void* src, std::size_t nbytes) override;
+  void copy_to_host(void* dst, const Device& src_device, const void* src, std::size_t nbytes) override;
+  void synchronize(int index) override;
+
+  void copy(const Tensor& src, const Tensor& dst) override;
+  void fill(const Tensor& dst, double value) override;
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;
+  void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) override;
+  void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
+  void reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) override;
+
+ private:
+  HostRawAllocator m_raw;
+  std::string m_name;
+};
+
+}  // namespace accelera::cpu

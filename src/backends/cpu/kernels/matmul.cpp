@@ -1,0 +1,118 @@
+// Matrix multiplication through OpenBLAS, batched over leading axes.
+// Note [BLAS layouts]: a row-major matrix view with strides (rs, cs) maps onto BLAS without a copy when
+// cs == 1 (NoTrans, ld = rs) or rs == 1 (Trans, ld = cs), with ld >= the row length. Anything else
+// (two non-unit strides, negative or zero strides) is packed into a contiguous temporary first. BLAS
+// takes 32-bit sizes: rows beyond 2^31 are handled by splitting M; a row or leading dimension that does
+// not fit in 32 bits raises NotSupportedError.
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <optional>
+
+#include "backends/cpu/kernels/dispatch.hpp"
+#include "backends/cpu/kernels/kernels.hpp"
+
+namespace accelera::cpu {
+
+namespace {
+
+struct BlasView {
+  const void* data;
+  CBLAS_TRANSPOSE trans;
+  std::int64_t ld;
+};
+
+// Returns the BLAS form of a rows x cols view with strides (rs, cs), or nullopt when it needs packing.
+std::optional<BlasView> blas_view(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t rs,
+                                  std::int64_t cs) {
+  const std::int64_t min_ld_n = std::max<std::int64_t>(cols, 1), min_ld_t = std::max<std::int64_t>(rows, 1);
+  if (cs == 1 && (rows == 1 || rs >= min_ld_n)) return BlasView{data, CblasNoTrans, rows == 1 ? min_ld_n : rs};
+  if (rs == 1 && (cols == 1 || cs >= min_ld_t)) return BlasView{data, CblasTrans, cols == 1 ? min_ld_t : cs};
+  if (cols == 1 && rs >= 1) return BlasView{data, CblasNoTrans, rs};  // one column: only rs matters
+  if (rows == 1 && cs >= 1) return BlasView{data, CblasTrans, cs};    // one row: only cs matters
+  return std::nullopt;
+}
+
+// Packs a rows x cols strided view into a contiguous temporary on the same device.
+Tensor pack(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs,
+            const Tensor& like) {
+  const Tensor view = Tensor::from_blob(const_cast<void*>(data), Shape{rows, cols}, Strides{rs, cs}, like.dtype(),
+                                        like.device(), nullptr);
+  Tensor packed = Tensor::empty(Shape{rows, cols}, like.dtype(), like.device());
+  copy_kernel(view, packed);
+  return packed;
+}
+
+template <typename T>
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+  ACC_CHECK(n <= INT_MAX && k <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX, NotSupportedError,
+            "matmul: a row of more than 2^31 elements (n={}, k={}) exceeds 32-bit BLAS", n, k);
+  // Split M so each call stays within int range; A's row step depends on its transposition.
+  const std::int64_t a_row_step = ta == CblasNoTrans ? lda : 1;
+  for (std::int64_t m0 = 0; m0 < m; m0 += INT_MAX) {
+    const auto mb = static_cast<int>(std::min<std::int64_t>(INT_MAX, m - m0));
+    const T* ap = a + m0 * a_row_step;
+    T* cp = c + m0 * ldc;
+    if constexpr (std::is_same_v<T, float>) {
+      cblas_sgemm(CblasRowMajor, ta, tb, mb, static_cast<int>(n), static_cast<int>(k), 1.0f, ap,
+                  static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, cp, static_cast<int>(ldc));
+    } else {
+      cblas_dgemm(CblasRowMajor, ta, tb, mb, static_cast<int>(n), static_cast<int>(k), 1.0, ap,
+                  static_cast<int>(lda), b, static_cast<int>(ldb), 0.0, cp, static_cast<int>(ldc));
+    }
+  }
+}
+
+template <typename T>
+void run(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const std::int64_t nd = out.ndim();
+  const std::int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    fill_kernel(out, 0.0);
+    return;
+  }
+  const Shape batch_shape(std::span(out.shape().dims()).first(static_cast<std::size_t>(nd - 2)));
+  const std::int64_t batches = batch_shape.numel();
+  const auto sa = a.strides(), sb = b.strides(), so = out.strides();
+  const auto u = [](std::int64_t i) { return static_cast<std::size_t>(i); };
+  // out is always a fresh contiguous tensor (ops allocate it), so C needs no packing.
+  ACC_ASSERT(so[u(nd - 1)] == 1 || n == 1, "matmul output must be row-contiguous");
+  for (std::int64_t bi = 0; bi < batches; ++bi) {
+    std::int64_t oa = 0, ob = 0, oc = 0, rem = bi;
+    for (std::int64_t d = nd - 3; d >= 0; --d) {
+      const std::int64_t i = rem % batch_shape[d];
+      rem /= batch_shape[d];
+      oa += i * sa[u(d)];
+      ob += i * sb[u(d)];
+      oc += i * so[u(d)];
+    }
+    const T* ap = a.data<T>() + oa;
+    const T* bp = b.data<T>() + ob;
+    Tensor a_packed, b_packed;
+    auto av = blas_view(ap, m, k, sa[u(nd - 2)], sa[u(nd - 1)]);
+    if (!av) {
+      a_packed = pack(ap, m, k, sa[u(nd - 2)], sa[u(nd - 1)], a);
+      av = BlasView{a_packed.data_ptr(), CblasNoTrans, k};
+    }
+    auto bv = blas_view(bp, k, n, sb[u(nd - 2)], sb[u(nd - 1)]);
+    if (!bv) {
+      b_packed = pack(bp, k, n, sb[u(nd - 2)], sb[u(nd - 1)], b);
+      bv = BlasView{b_packed.data_ptr(), CblasNoTrans, n};
+    }
+    T* cp = out.data<T>() + oc;
+    const std::int64_t ldc = std::max<std::int64_t>(so[u(nd - 2)], 1);
+    gemm<T>(av->trans, bv->trans, m, n, k, static_cast<const T*>(av->data), av->ld,
+            static_cast<const T*>(bv->data), bv->ld, cp, ldc);
+  }
+}
+
+}  // namespace
+
+void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
+  dispatch_float(out.dtype(), "matmul", [&](auto t) { run<decltype(t)>(a, b, out); });
+}
+
+}  // namespace accelera::cpu

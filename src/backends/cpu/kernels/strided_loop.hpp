@@ -1,0 +1,111 @@
+#pragma once
+// Iteration over N tensors of one shape with arbitrary strides, split across OpenMP threads.
+// Note [Strided loops]: dims are coalesced first (adjacent axes merge when every operand is contiguous
+// across them, size-1 axes vanish), so contiguous and simply broadcast cases become one long inner run
+// that the kernel's fast path vectorises. The index space is cut into equal element ranges per thread,
+// so a single long row is split too.
+#include <omp.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "accelera/core/shape.hpp"
+
+namespace accelera::cpu {
+
+// Below this many elements a loop runs on the calling thread: a parallel region costs a few microseconds.
+inline constexpr std::int64_t kParallelGrain = 1 << 15;
+
+template <std::size_t N>
+struct LoopLayout {
+  std::vector<std::int64_t> dims;                  // innermost last
+  std::array<std::vector<std::int64_t>, N> strides;  // per operand, in elements
+  std::int64_t numel = 0;
+};
+
+template <std::size_t N>
+LoopLayout<N> make_layout(const Shape& shape, const std::array<const Strides*, N>& strides) {
+  LoopLayout<N> layout;
+  layout.numel = shape.numel();
+  for (std::int64_t i = 0; i < shape.ndim(); ++i) {
+    const std::int64_t d = shape[i];
+    if (d == 1) continue;
+    bool merge = !layout.dims.empty();
+    for (std::size_t k = 0; k < N && merge; ++k) {
+      merge = layout.strides[k].back() == (*strides[k])[static_cast<std::size_t>(i)] * d;
+    }
+    if (merge) {
+      layout.dims.back() *= d;
+      for (std::size_t k = 0; k < N; ++k) layout.strides[k].back() = (*strides[k])[static_cast<std::size_t>(i)];
+    } else {
+      layout.dims.push_back(d);
+      for (std::size_t k = 0; k < N; ++k) layout.strides[k].push_back((*strides[k])[static_cast<std::size_t>(i)]);
+    }
+  }
+  if (layout.dims.empty()) {  // a single element
+    layout.dims.push_back(1);
+    for (std::size_t k = 0; k < N; ++k) layout.strides[k].push_back(0);
+  }
+  return layout;
+}
+
+// Calls row(offsets, length, inner_strides) for runs along the innermost axis covering elements
+// [begin, end) of the layout's row-major index space. Offsets are in elements from each operand's base.
+template <std::size_t N, typename Row>
+void for_each_run(const LoopLayout<N>& layout, std::int64_t begin, std::int64_t end, Row&& row) {
+  const std::size_t nd = layout.dims.size();
+  const std::int64_t inner = layout.dims[nd - 1];
+  std::array<std::int64_t, N> inner_strides{};
+  for (std::size_t k = 0; k < N; ++k) inner_strides[k] = layout.strides[k][nd - 1];
+  // Multi-index of `begin` over the outer axes, and the offsets it implies.
+  std::vector<std::int64_t> index(nd, 0);
+  std::int64_t rest = begin / inner;
+  std::int64_t col = begin % inner;
+  for (std::size_t d = nd - 1; d-- > 0;) {
+    index[d] = rest % layout.dims[d];
+    rest /= layout.dims[d];
+  }
+  std::array<std::int64_t, N> offsets{};
+  for (std::size_t k = 0; k < N; ++k) {
+    for (std::size_t d = 0; d + 1 < nd; ++d) offsets[k] += index[d] * layout.strides[k][d];
+  }
+  std::int64_t pos = begin;
+  while (pos < end) {
+    const std::int64_t len = std::min(inner - col, end - pos);
+    std::array<std::int64_t, N> run = offsets;
+    for (std::size_t k = 0; k < N; ++k) run[k] += col * inner_strides[k];
+    row(run, len, inner_strides);
+    pos += len;
+    col = 0;
+    // Advance the outer multi-index by one row.
+    for (std::size_t d = nd - 1; d-- > 0;) {
+      ++index[d];
+      for (std::size_t k = 0; k < N; ++k) offsets[k] += layout.strides[k][d];
+      if (index[d] < layout.dims[d]) break;
+      for (std::size_t k = 0; k < N; ++k) offsets[k] -= index[d] * layout.strides[k][d];
+      index[d] = 0;
+    }
+  }
+}
+
+template <std::size_t N, typename Row>
+void parallel_for_each_run(const LoopLayout<N>& layout, Row&& row) {
+  const std::int64_t n = layout.numel;
+  if (n == 0) return;
+  if (n < kParallelGrain || omp_in_parallel()) {
+    for_each_run(layout, 0, n, row);
+    return;
+  }
+#pragma omp parallel
+  {
+    const std::int64_t threads = omp_get_num_threads();
+    const std::int64_t t = omp_get_thread_num();
+    // Ranges aligned to 16 elements keep each thread's vector loop on whole cache lines.
+    const auto cut = [&](std::int64_t i) { return i == threads ? n : (n * i / threads) & ~std::int64_t{15}; };
+    const std::int64_t b = cut(t), e = cut(t + 1);
+    if (b < e) for_each_run(layout, b, e, row);
+  }
+}
+
+}  // namespace accelera::cpu
