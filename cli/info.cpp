@@ -1,0 +1,59 @@
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "accelera/accelera.hpp"
+#include "commands.hpp"
+
+namespace accelera::cli {
+
+namespace {
+double gib(std::int64_t bytes) { return static_cast<double>(bytes) / (1LL << 30); }
+}  // namespace
+
+int run_info(const InfoOptions& options) {
+  const auto backends = compiled_backends();
+  const auto devs = devices();
+  const Config& cfg = config();
+  if (options.json) {
+    nlohmann::json j;
+    j["version"] = ACCELERA_VERSION;
+    j["compiled_backends"] = backends;
+    j["default_device"] = default_device().str();
+    j["memory_threshold"] = cfg.memory_threshold;
+    for (const auto& d : devs) {
+      const auto stats = memory_stats(d.device);
+      j["devices"].push_back({{"device", d.device.str()},
+                              {"name", d.name},
+                              {"vendor", d.vendor},
+                              {"total_memory", d.total_memory},
+                              {"free_memory", d.free_memory},
+                              {"compute_units", d.compute_units},
+                              {"budget_bytes", stats.budget_bytes}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  fmt::print("accelera {}\n", ACCELERA_VERSION);
+  fmt::print("backends compiled in: {}\n", fmt::join(backends, ", "));
+  for (const char* kind : {"cuda", "opencl"}) {
+    try {
+      backend_for(Device::parse(kind));
+    } catch (const DeviceError& e) {
+      fmt::print("  {}: {}\n", kind, e.what());
+    }
+  }
+  fmt::print("default device: {}\n", default_device().str());
+  fmt::print("devices:\n");
+  for (const auto& d : devs) {
+    const auto stats = memory_stats(d.device);
+    fmt::print("  {:<10} {} ({} compute units)\n", d.device.str(), d.name, d.compute_units);
+    fmt::print("             memory: {:.2f} GiB total, {:.2f} GiB free, budget {:.2f} GiB "
+               "(ACCELERA_MEMORY_THRESHOLD={})\n",
+               gib(d.total_memory), gib(d.free_memory), gib(stats.budget_bytes), cfg.memory_threshold);
+  }
+  return 0;
+}
+
+}  // namespace accelera::cli

@@ -1,0 +1,94 @@
+"""Accelera: large matrix and neural-network computations on any CPU or GPU.
+
+Tensors live on a device ("cpu", "cuda:0", "opencl:0"); ops follow NumPy's semantics; memory is
+managed by a caching allocator with a budget per device. See ``accelera info`` for what this build has.
+"""
+
+from __future__ import annotations
+
+from . import _core, _dtypes
+from ._core import (
+    ArgumentError,
+    DeviceError,
+    DTypeError,
+    Error,
+    InternalError,
+    NotSupportedError,
+    OutOfMemoryError,
+    ShapeError,
+    Tensor,
+    __version__,
+    compiled_backends,
+    default_device,
+    set_log_level,
+)
+from . import _tensor  # noqa: F401  (installs Tensor's Python methods)
+from ._convert import asarray, from_dlpack
+from ._dtypes import DType, bfloat16, bool_, dtype, float16, float32, float64, int32, int64
+from ._ops import (
+    add,
+    divide,
+    exp,
+    log,
+    matmul,
+    max,
+    mean,
+    multiply,
+    negative,
+    relu,
+    sigmoid,
+    subtract,
+    sum,
+    tanh,
+)
+
+
+def devices() -> list[dict]:
+    """Every device that answers now (CPU first): device, kind, index, name, total and free memory."""
+    return _core.devices()
+
+
+def _device_or_default(device) -> str:
+    return _core._parse_device(device) if device is not None else _core.default_device()
+
+
+def memory_stats(device=None) -> dict:
+    """Allocator statistics of a device (default: the default device), in bytes and counts."""
+    return _core.memory_stats(_device_or_default(device))
+
+
+def empty_cache(device=None) -> None:
+    """Return a device's cached free blocks to the device."""
+    _core.empty_cache(_device_or_default(device))
+
+
+def set_memory_budget(device, budget) -> None:
+    """Cap what Accelera reserves on a device: bytes (int) or a fraction (0 < float <= 1) of its memory."""
+    device = _device_or_default(device)
+    if isinstance(budget, float):
+        if not 0.0 < budget <= 1.0:
+            raise ArgumentError(f"a fractional memory budget must be in (0, 1], got {budget}")
+        budget = int(budget * _core._device_total_memory(device))
+    _core.set_memory_budget(device, budget)
+
+
+def zeros(shape, dtype=float32, device="cpu") -> Tensor:
+    return _core._full(shape, 0.0, _dtypes.dtype(dtype).name, device)
+
+
+def ones(shape, dtype=float32, device="cpu") -> Tensor:
+    return _core._full(shape, 1.0, _dtypes.dtype(dtype).name, device)
+
+
+def full(shape, value, dtype=float32, device="cpu") -> Tensor:
+    return _core._full(shape, float(value), _dtypes.dtype(dtype).name, device)
+
+
+__all__ = [
+    "ArgumentError", "DType", "DTypeError", "DeviceError", "Error", "InternalError", "NotSupportedError",
+    "OutOfMemoryError", "ShapeError", "Tensor", "__version__", "add", "asarray", "bfloat16", "bool_",
+    "compiled_backends", "default_device", "devices", "divide", "dtype", "empty_cache", "exp", "float16",
+    "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "mean",
+    "memory_stats", "multiply", "negative", "ones", "relu", "set_log_level", "set_memory_budget", "sigmoid",
+    "subtract", "sum", "tanh", "zeros",
+]

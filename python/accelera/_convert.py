@@ -1,0 +1,123 @@
+"""Conversion of array-likes into Tensors: NumPy arrays, DLPack producers, Python scalars and lists."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _core
+from ._core import ArgumentError, DeviceError, DTypeError, Tensor
+from ._dtypes import _BY_NAME, dtype as _dtype
+
+_DL_CPU, _DL_CUDA_HOST = 1, 3
+
+
+def from_dlpack(x, *, device=None, copy=None) -> Tensor:
+    """Import any DLPack producer (NumPy, PyTorch, CuPy, JAX, ...) without copying.
+
+    ``device`` moves the result afterwards; ``copy=True`` forces a private copy.
+    """
+    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        raise DTypeError(f"from_dlpack expects an object implementing __dlpack__, got {type(x).__name__}")
+    device_type, device_id = x.__dlpack_device__()
+    if int(device_type) not in (_DL_CPU, _DL_CUDA_HOST):
+        raise DeviceError(
+            f"from_dlpack: the producer lives on DLPack device type {int(device_type)} (id {device_id}); "
+            "this build imports host memory only")
+    try:
+        capsule = x.__dlpack__(max_version=(1, 0))
+    except TypeError:
+        # Producers that predate DLPack 1.0 take no max_version and export the legacy capsule; the
+        # DLPack specification asks consumers to retry without it.
+        capsule = x.__dlpack__()
+    tensor = _core._from_dlpack_capsule(capsule)
+    if copy:
+        tensor = tensor.clone()
+    if device is not None:
+        tensor = tensor.to(str(device))
+    return tensor
+
+
+def _from_numpy(arr: np.ndarray) -> Tensor:
+    name = arr.dtype.name
+    if name not in _BY_NAME or name == "bfloat16":
+        raise DTypeError(
+            f"NumPy dtype {arr.dtype} is not supported: Accelera takes float32, float64, float16, int32, "
+            "int64 and bool arrays (convert with .astype)")
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return _core._from_dlpack_capsule(arr.__dlpack__(max_version=(1, 0)))
+
+
+def asarray(obj, device=None, dtype=None) -> Tensor:
+    """Convert ``obj`` to a Tensor, sharing memory where possible (like ``numpy.asarray``).
+
+    ``obj`` may be a Tensor, a NumPy array (any strides, 0-d and empty included), any DLPack producer, a
+    Python scalar or a nested sequence. ``dtype`` converts, ``device`` moves ("cpu", "cuda:0", ...).
+    """
+    if isinstance(obj, Tensor):
+        tensor = obj
+    elif isinstance(obj, np.ndarray):
+        tensor = _from_numpy(obj)
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.generic):
+        tensor = from_dlpack(obj)
+    else:
+        if obj is None or isinstance(obj, (str, bytes, dict, set)):
+            raise DTypeError(f"cannot convert {type(obj).__name__} to a tensor")
+        try:
+            arr = np.asarray(obj)
+        except (ValueError, TypeError) as err:
+            raise ArgumentError(f"cannot convert {type(obj).__name__} to a tensor: {err}") from err
+        tensor = _from_numpy(arr)
+    if dtype is not None:
+        target = _dtype(dtype)
+        if tensor.dtype != target:
+            tensor = tensor._astype(target.name)
+    if device is not None:
+        tensor = tensor.to(_device_str(device))
+    return tensor
+
+
+def _device_str(device) -> str:
+    if not isinstance(device, str):
+        raise ArgumentError(f"device must be a string such as 'cpu' or 'cuda:0', got {type(device).__name__}")
+    return device
+
+
+def _scalar_dtype(value, other: Tensor) -> str:
+    """NumPy's rule for a Python scalar next to a tensor: the scalar adopts the tensor's kind if it can."""
+    kind = other._dtype
+    if isinstance(value, bool):
+        return kind
+    if isinstance(value, numbers.Integral):
+        if kind == "bool":
+            return "int64"
+        if kind == "int32" and not -2**31 <= value < 2**31:
+            raise OverflowError(f"Python integer {value} out of bounds for int32")
+        return kind
+    if isinstance(value, numbers.Real):
+        return kind if kind.startswith(("float", "bfloat")) else "float64"
+    raise DTypeError(f"unsupported operand type {type(value).__name__}")
+
+
+def _is_python_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
+def _scalar_tensor(value, dtype_name: str, device: str) -> Tensor:
+    if dtype_name == "bfloat16":
+        return _core._full((), float(value), dtype_name, device)
+    tensor = _from_numpy(np.asarray(value, dtype=dtype_name))  # exact for large integers
+    return tensor if device == "cpu" else tensor.to(device)
+
+
+def coerce_pair(a, b) -> tuple[Tensor, Tensor]:
+    """Two operands of a binary op as Tensors, with Python scalars taking the other side's dtype."""
+    if isinstance(a, Tensor) and _is_python_scalar(b):
+        return a, _scalar_tensor(b, _scalar_dtype(b, a), a.device)
+    if isinstance(b, Tensor) and _is_python_scalar(a):
+        return _scalar_tensor(a, _scalar_dtype(a, b), b.device), b
+    a = asarray(a)
+    b = asarray(b, device=a.device) if not isinstance(b, Tensor) else b
+    return a, b

@@ -1,0 +1,71 @@
+"""Accelera's dtypes: strings with an itemsize that compare equal to NumPy's dtypes and scalar types."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._core import DTypeError
+
+_ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "bool": 1}
+_ALIASES = {"f32": "float32", "f64": "float64", "f16": "float16", "half": "float16", "bf16": "bfloat16",
+            "i32": "int32", "i64": "int64", "float": "float64", "double": "float64", "int": "int64"}
+
+
+class DType(str):
+    """A dtype Accelera stores. ``accelera.float32 == "float32" == np.float32 == np.dtype("float32")``."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return str.__str__(self)
+
+    @property
+    def itemsize(self) -> int:
+        return _ITEMSIZE[self.name]
+
+    @property
+    def is_floating(self) -> bool:
+        return self.name.startswith(("float", "bfloat"))
+
+    def __eq__(self, other: object) -> bool:
+        return _name_or_none(other) == self.name
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+    def __repr__(self) -> str:
+        return f"accelera.{self.name}"
+
+
+float32 = DType("float32")
+float64 = DType("float64")
+float16 = DType("float16")
+bfloat16 = DType("bfloat16")
+int32 = DType("int32")
+int64 = DType("int64")
+bool_ = DType("bool")
+_BY_NAME = {d.name: d for d in (float32, float64, float16, bfloat16, int32, int64, bool_)}
+
+
+def _name_or_none(obj: object) -> str | None:
+    if isinstance(obj, str):
+        name = _ALIASES.get(str.__str__(obj), str.__str__(obj))
+        return name if name in _BY_NAME else None
+    if obj is bool:
+        return "bool"
+    try:
+        name = np.dtype(obj).name  # NumPy dtypes, scalar types, Python float/int, ml_dtypes' bfloat16
+    except TypeError:
+        return None
+    return name if name in _BY_NAME else None
+
+
+def dtype(obj: object) -> DType:
+    """Normalise a dtype given as an Accelera dtype, a name, a NumPy dtype or a type."""
+    name = _name_or_none(obj)
+    if name is None:
+        raise DTypeError(f"unsupported dtype {obj!r}: Accelera stores {', '.join(_BY_NAME)}")
+    return _BY_NAME[name]

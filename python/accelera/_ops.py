@@ -1,0 +1,84 @@
+"""NumPy-style functions over Tensors and array-likes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import _core
+from ._convert import asarray, coerce_pair
+from ._core import DTypeError, Tensor
+
+
+def _tensor(x) -> Tensor:
+    return x if isinstance(x, Tensor) else asarray(x)
+
+
+def _axes(axis) -> list[int] | None:
+    if axis is None:
+        return None
+    if isinstance(axis, bool):
+        raise DTypeError("axis must be an integer or a tuple of integers, not bool")
+    if isinstance(axis, int):
+        return [axis]
+    if isinstance(axis, Sequence) and all(isinstance(a, int) and not isinstance(a, bool) for a in axis):
+        return list(axis)
+    raise DTypeError(f"axis must be an integer or a tuple of integers, not {axis!r}")
+
+
+def matmul(a, b) -> Tensor:
+    """Matrix product with NumPy's rules (1-D operands, broadcast batch axes); float32/float64."""
+    a, b = coerce_pair(a, b)
+    return _core.matmul(a, b)
+
+
+def add(a, b) -> Tensor:
+    return _core.add(*coerce_pair(a, b))
+
+
+def subtract(a, b) -> Tensor:
+    return _core.subtract(*coerce_pair(a, b))
+
+
+def multiply(a, b) -> Tensor:
+    return _core.multiply(*coerce_pair(a, b))
+
+
+def divide(a, b) -> Tensor:
+    """True division; integer operands give float64 as in NumPy."""
+    return _core.divide(*coerce_pair(a, b))
+
+
+def negative(x) -> Tensor:
+    return _core.negative(_tensor(x))
+
+
+def exp(x) -> Tensor:
+    return _core.exp(_tensor(x))
+
+
+def log(x) -> Tensor:
+    return _core.log(_tensor(x))
+
+
+def tanh(x) -> Tensor:
+    return _core.tanh(_tensor(x))
+
+
+def relu(x) -> Tensor:
+    return _core.relu(_tensor(x))
+
+
+def sigmoid(x) -> Tensor:
+    return _core.sigmoid(_tensor(x))
+
+
+def sum(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - NumPy's name
+    return _core.sum(_tensor(x), _axes(axis), bool(keepdims))
+
+
+def mean(x, axis=None, keepdims: bool = False) -> Tensor:
+    return _core.mean(_tensor(x), _axes(axis), bool(keepdims))
+
+
+def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - NumPy's name
+    return _core.max(_tensor(x), _axes(axis), bool(keepdims))

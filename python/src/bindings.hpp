@@ -1,0 +1,13 @@
+#pragma once
+#include <nanobind/nanobind.h>
+
+namespace accelera::python {
+namespace nb = nanobind;
+
+void bind_errors(nb::module_& m);
+void bind_tensor(nb::module_& m);
+void bind_ops(nb::module_& m);
+void bind_devices(nb::module_& m);
+void bind_cli(nb::module_& m);
+
+}  // namespace accelera::python

@@ -1,0 +1,28 @@
+// The `accelera` console script installed by pip runs the same command line as the C++ program.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "cli.hpp"
+
+namespace accelera::python {
+
+void bind_cli(nb::module_& m) {
+  m.def(
+      "cli_main",
+      [](std::vector<std::string> args) {
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const int rc = accelera::cli::run(static_cast<int>(args.size()), argv.data());
+        std::cout.flush();
+        return rc;
+      },
+      nb::arg("argv"), nb::call_guard<nb::gil_scoped_release>());
+}
+
+}  // namespace accelera::python

@@ -1,0 +1,65 @@
+// Devices, memory statistics and configuration.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "accelera/accelera.hpp"
+#include "bindings.hpp"
+
+namespace accelera::python {
+
+namespace {
+
+nb::dict stats_dict(const MemoryStats& s) {
+  nb::dict d;
+  d["current_bytes"] = s.current_bytes;
+  d["peak_bytes"] = s.peak_bytes;
+  d["reserved_bytes"] = s.reserved_bytes;
+  d["cached_bytes"] = s.cached_bytes;
+  d["budget_bytes"] = s.budget_bytes;
+  d["num_allocs"] = s.num_allocs;
+  d["num_frees"] = s.num_frees;
+  d["cache_hits"] = s.cache_hits;
+  d["cache_flushes"] = s.cache_flushes;
+  d["num_ooms"] = s.num_ooms;
+  return d;
+}
+
+}  // namespace
+
+void bind_devices(nb::module_& m) {
+  m.def("devices", []() {
+    nb::list out;
+    for (const DeviceInfo& info : devices()) {
+      nb::dict d;
+      d["device"] = info.device.str();
+      d["kind"] = std::string(device_kind_name(info.device.kind));
+      d["index"] = info.device.index;
+      d["name"] = info.name;
+      d["vendor"] = info.vendor;
+      d["total_memory"] = info.total_memory;
+      d["free_memory"] = info.free_memory;
+      d["compute_units"] = info.compute_units;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("default_device", []() { return default_device().str(); });
+  m.def("compiled_backends", &compiled_backends);
+  m.def("_parse_device", [](const std::string& text) { return Device::parse(text).str(); });
+  m.def("memory_stats", [](const std::string& device) { return stats_dict(memory_stats(Device::parse(device))); });
+  m.def("empty_cache", [](const std::string& device) { empty_cache(Device::parse(device)); });
+  m.def("reset_peak_memory", [](const std::string& device) { allocator_for(Device::parse(device)).reset_peak(); });
+  m.def("set_memory_budget",
+        [](const std::string& device, std::int64_t bytes) { set_memory_budget(Device::parse(device), bytes); });
+  m.def("_fail_nth_allocation", [](const std::string& device, std::int64_t n) {
+    allocator_for(Device::parse(device)).fail_nth_allocation(n);
+  });
+  m.def("set_log_level", &set_log_level);
+  m.def("_reload_config", &reload_config);
+  m.def("_device_total_memory", [](const std::string& device) {
+    const Device d = Device::parse(device);
+    return backend_for(d).device_info(d.index).total_memory;
+  });
+}
+
+}  // namespace accelera::python

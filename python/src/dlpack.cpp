@@ -1,0 +1,159 @@
+#include "dlpack.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "accelera/core/error.hpp"
+
+namespace accelera::python {
+
+namespace {
+
+constexpr const char* kLegacyName = "dltensor";
+constexpr const char* kVersionedName = "dltensor_versioned";
+
+DLDataType to_dl_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return {2, 32, 1};
+    case DType::f64: return {2, 64, 1};
+    case DType::f16: return {2, 16, 1};
+    case DType::bf16: return {4, 16, 1};
+    case DType::i32: return {0, 32, 1};
+    case DType::i64: return {0, 64, 1};
+    case DType::boolean: return {6, 8, 1};
+  }
+  return {0, 0, 0};
+}
+
+DType from_dl_dtype(DLDataType t) {
+  ACC_CHECK(t.lanes == 1, DTypeError, "DLPack tensors with {} vector lanes are not supported", t.lanes);
+  if (t.code == 2 && t.bits == 32) return DType::f32;
+  if (t.code == 2 && t.bits == 64) return DType::f64;
+  if (t.code == 2 && t.bits == 16) return DType::f16;
+  if (t.code == 4 && t.bits == 16) return DType::bf16;
+  if (t.code == 0 && t.bits == 32) return DType::i32;
+  if (t.code == 0 && t.bits == 64) return DType::i64;
+  if (t.code == 6 && t.bits == 8) return DType::boolean;
+  throw DTypeError(fmt::format("DLPack dtype (code {}, {} bits) is not one of Accelera's dtypes "
+                               "(float32, float64, float16, bfloat16, int32, int64, bool)",
+                               t.code, t.bits));
+}
+
+// Owns what an exported DLTensor points at: the tensor (and so its storage) and the shape arrays.
+struct ExportContext {
+  Tensor tensor;
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;
+};
+
+template <typename Managed>
+void fill_dltensor(Managed* managed, ExportContext* ctx) {
+  const Tensor& t = ctx->tensor;
+  DLTensor& dl = managed->dl_tensor;
+  dl.data = t.data_ptr();
+  dl.device = dlpack_device_of(t);
+  dl.ndim = static_cast<std::int32_t>(t.ndim());
+  dl.dtype = to_dl_dtype(t.dtype());
+  dl.shape = ctx->shape.data();
+  dl.strides = ctx->strides.data();
+  dl.byte_offset = 0;
+  managed->manager_ctx = ctx;
+}
+
+void delete_legacy(DLManagedTensor* self) {
+  delete static_cast<ExportContext*>(self->manager_ctx);
+  delete self;
+}
+
+void delete_versioned(DLManagedTensorVersioned* self) {
+  delete static_cast<ExportContext*>(self->manager_ctx);
+  delete self;
+}
+
+// Capsule destructors: only an unconsumed capsule still owns its tensor.
+void legacy_capsule_destructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kLegacyName)) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName));
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  }
+}
+
+void versioned_capsule_destructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kVersionedName)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  }
+}
+
+Tensor wrap(const DLTensor& dl, std::function<void()> release) {
+  ACC_CHECK(dl.ndim >= 0, ValueError, "DLPack tensor with negative ndim {}", dl.ndim);
+  const DType dtype = from_dl_dtype(dl.dtype);
+  ACC_CHECK(dl.device.device_type == kDLCPU || dl.device.device_type == kDLCUDAHost, DeviceError,
+            "DLPack tensor on device type {} (id {}): this build imports host (CPU) memory only",
+            dl.device.device_type, dl.device.device_id);
+  std::vector<std::int64_t> dims(dl.shape, dl.shape + dl.ndim);
+  const Shape shape(dims);
+  Strides strides = dl.strides != nullptr ? Strides(dl.strides, dl.strides + dl.ndim) : shape.contiguous_strides();
+  ACC_CHECK(dl.byte_offset % dtype_size(dtype) == 0 || dl.data == nullptr, ValueError,
+            "DLPack byte_offset {} is not a multiple of the element size", dl.byte_offset);
+  void* data = dl.data == nullptr ? nullptr : static_cast<char*>(dl.data) + dl.byte_offset;
+  return Tensor::from_blob(data, shape, strides, dtype, Device::cpu(), std::move(release));
+}
+
+}  // namespace
+
+DLDevice dlpack_device_of(const Tensor& tensor) {
+  const Device& d = tensor.device();
+  switch (d.kind) {
+    case DeviceKind::cpu: return {kDLCPU, 0};
+    case DeviceKind::cuda: return {kDLCUDA, d.index};
+    case DeviceKind::opencl: return {kDLOpenCL, d.index};
+  }
+  return {kDLCPU, 0};
+}
+
+PyObject* to_dlpack_capsule(const Tensor& tensor, bool versioned) {
+  auto ctx = std::make_unique<ExportContext>();
+  ctx->tensor = tensor;
+  ctx->shape = tensor.shape().dims();
+  ctx->strides = tensor.strides();
+  if (versioned) {
+    auto* m = new DLManagedTensorVersioned{};
+    m->version = {1, 0};
+    m->deleter = delete_versioned;
+    fill_dltensor(m, ctx.release());
+    PyObject* capsule = PyCapsule_New(m, kVersionedName, versioned_capsule_destructor);
+    if (capsule == nullptr) delete_versioned(m);
+    return capsule;
+  }
+  auto* m = new DLManagedTensor{};
+  m->deleter = delete_legacy;
+  fill_dltensor(m, ctx.release());
+  PyObject* capsule = PyCapsule_New(m, kLegacyName, legacy_capsule_destructor);
+  if (capsule == nullptr) delete_legacy(m);
+  return capsule;
+}
+
+Tensor from_dlpack_capsule(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kVersionedName)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
+    ACC_CHECK(m->version.major == 1, NotSupportedError, "DLPack major version {} is not supported (expected 1)",
+              m->version.major);
+    Tensor t = wrap(m->dl_tensor, [m]() {
+      if (m->deleter != nullptr) m->deleter(m);
+    });
+    PyCapsule_SetName(capsule, "used_dltensor_versioned");
+    return t;
+  }
+  if (PyCapsule_IsValid(capsule, kLegacyName)) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName));
+    Tensor t = wrap(m->dl_tensor, [m]() {
+      if (m->deleter != nullptr) m->deleter(m);
+    });
+    PyCapsule_SetName(capsule, "used_dltensor");
+    return t;
+  }
+  throw ValueError("from_dlpack: expected an unconsumed 'dltensor' or 'dltensor_versioned' capsule");
+}
+
+}  // namespace accelera::python

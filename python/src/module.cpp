@@ -1,0 +1,13 @@
+#include "accelera/version.hpp"
+#include "bindings.hpp"
+
+NB_MODULE(_core, m) {
+  using namespace accelera::python;
+  m.doc() = "Accelera's C++ core";
+  m.attr("__version__") = ACCELERA_VERSION;
+  bind_errors(m);
+  bind_tensor(m);
+  bind_ops(m);
+  bind_devices(m);
+  bind_cli(m);
+}

@@ -1,0 +1,166 @@
+// accelera._core.Tensor: shape, dtype and device, views, basic indexing, copies and DLPack.
+// Operators and NumPy-style conveniences are added by the Python package (accelera/_tensor.py).
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "accelera/accelera.hpp"
+#include "bindings.hpp"
+#include "dlpack.hpp"
+
+namespace accelera::python {
+
+namespace {
+
+nb::tuple shape_tuple(const Tensor& t) {
+  nb::list dims;
+  for (auto d : t.shape().dims()) dims.append(d);
+  return nb::tuple(dims);
+}
+
+std::int64_t as_index(nb::handle h, const char* what) {
+  if (!PyIndex_Check(h.ptr()) || PyBool_Check(h.ptr())) {
+    throw DTypeError(fmt::format("{} must be an integer, not {}", what, nb::type_name(h.type()).c_str()));
+  }
+  const Py_ssize_t v = PyNumber_AsSsize_t(h.ptr(), PyExc_OverflowError);
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
+std::vector<std::int64_t> as_dims(nb::handle h, const char* what) {
+  std::vector<std::int64_t> dims;
+  if (PyIndex_Check(h.ptr())) {
+    dims.push_back(as_index(h, what));
+    return dims;
+  }
+  if (!PySequence_Check(h.ptr())) {
+    throw DTypeError(fmt::format("{} must be an integer or a sequence of integers", what));
+  }
+  for (nb::handle item : nb::iter(h)) dims.push_back(as_index(item, what));
+  return dims;
+}
+
+// Basic indexing: integers, slices, Ellipsis and None (new axis), alone or in a tuple.
+Tensor getitem(const Tensor& t, nb::handle key) {
+  std::vector<nb::handle> items;
+  if (PyTuple_Check(key.ptr())) {
+    for (nb::handle item : nb::borrow<nb::tuple>(key)) items.push_back(item);
+  } else {
+    items.push_back(key);
+  }
+  std::int64_t consumed = 0, ellipses = 0;
+  for (nb::handle item : items) {
+    if (item.is_none()) continue;
+    if (item.ptr() == Py_Ellipsis) {
+      ++ellipses;
+      continue;
+    }
+    if (!PySlice_Check(item.ptr()) && !PyIndex_Check(item.ptr())) {
+      throw NotSupportedError(fmt::format(
+          "index of type {} is not supported: use integers, slices, ..., None (advanced indexing is not supported)",
+          nb::type_name(item.type()).c_str()));
+    }
+    ++consumed;
+  }
+  ACC_CHECK(ellipses <= 1, ValueError, "an index can only have a single ellipsis ('...')");
+  ACC_CHECK(consumed <= t.ndim(), ValueError, "too many indices for a tensor of rank {}: {} were given", t.ndim(),
+            consumed);
+  Tensor out = t;
+  std::int64_t axis = 0;
+  for (nb::handle item : items) {
+    if (item.is_none()) {
+      out = out.unsqueeze(axis++);
+    } else if (item.ptr() == Py_Ellipsis) {
+      axis += t.ndim() - consumed;
+    } else if (PySlice_Check(item.ptr())) {
+      Py_ssize_t start = 0, stop = 0, step = 0;
+      if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
+      out = out.slice(axis++, start, stop, step);
+    } else {
+      out = out.select(axis, as_index(item, "index"));
+    }
+  }
+  return out;
+}
+
+nb::object dlpack(const Tensor& t, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+                  nb::handle copy) {
+  ACC_CHECK(stream.is_none() || t.device().kind != DeviceKind::cpu, ValueError,
+            "__dlpack__: stream must be None for a cpu tensor");
+  if (!dl_device.is_none()) {
+    const auto requested = nb::cast<std::pair<int, int>>(dl_device);
+    const DLDevice own = dlpack_device_of(t);
+    ACC_CHECK(requested.first == own.device_type && requested.second == own.device_id, NotSupportedError,
+              "__dlpack__: export to device ({}, {}) is not supported; the tensor lives on {}", requested.first,
+              requested.second, t.device().str());
+  }
+  const bool must_copy = !copy.is_none() && nb::cast<bool>(copy);
+  const Tensor source = must_copy ? t.clone() : t;
+  bool versioned = false;
+  if (!max_version.is_none()) versioned = nb::cast<std::pair<int, int>>(max_version).first >= 1;
+  PyObject* capsule = to_dlpack_capsule(source, versioned);
+  if (capsule == nullptr) throw nb::python_error();
+  return nb::steal(capsule);
+}
+
+}  // namespace
+
+void bind_tensor(nb::module_& m) {
+  nb::class_<Tensor>(m, "Tensor", "An n-dimensional array on one device (see accelera.asarray).")
+      .def_prop_ro("shape", &shape_tuple)
+      .def_prop_ro("_dtype", [](const Tensor& t) { return std::string(dtype_name(t.dtype())); })
+      .def_prop_ro("device", [](const Tensor& t) { return t.device().str(); })
+      .def_prop_ro("ndim", &Tensor::ndim)
+      .def_prop_ro("size", &Tensor::numel)
+      .def_prop_ro("itemsize", &Tensor::itemsize)
+      .def_prop_ro("nbytes", &Tensor::nbytes)
+      .def_prop_ro("T", &Tensor::T)
+      .def("__len__",
+           [](const Tensor& t) {
+             ACC_CHECK(t.ndim() > 0, DTypeError, "len() of a 0-d tensor");
+             return t.shape()[0];
+           })
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("contiguous", &Tensor::contiguous)
+      .def("clone", &Tensor::clone)
+      .def("_astype", [](const Tensor& t, const std::string& name) { return t.astype(dtype_from_name(name)); })
+      .def("to", [](const Tensor& t, const std::string& device) { return t.to(Device::parse(device)); },
+           nb::arg("device"))
+      .def("transpose",
+           [](const Tensor& t, nb::args axes) {
+             if (axes.size() == 0) return t.T();
+             const auto dims = axes.size() == 1 ? as_dims(axes[0], "axes") : as_dims(axes, "axes");
+             return t.permute(dims);
+           })
+      .def("reshape",
+           [](const Tensor& t, nb::args dims) {
+             return t.reshape(dims.size() == 1 ? as_dims(dims[0], "shape") : as_dims(dims, "shape"));
+           })
+      .def("__getitem__", &getitem)
+      .def("shares_memory", &Tensor::shares_storage_with)
+      .def("__dlpack__", &dlpack, nb::kw_only(), nb::arg("stream") = nb::none(),
+           nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
+      .def("__dlpack_device__",
+           [](const Tensor& t) {
+             const DLDevice d = dlpack_device_of(t);
+             return std::make_pair(d.device_type, d.device_id);
+           })
+      .def("__repr__", &Tensor::str);
+
+  m.def("_from_dlpack_capsule", [](nb::handle capsule) { return from_dlpack_capsule(capsule.ptr()); });
+  m.def(
+      "_full",
+      [](nb::handle shape, double value, const std::string& dtype, const std::string& device) {
+        return full(Shape(as_dims(shape, "shape")), value, dtype_from_name(dtype), Device::parse(device));
+      },
+      nb::arg("shape"), nb::arg("value"), nb::arg("dtype"), nb::arg("device"));
+  m.def(
+      "_empty",
+      [](nb::handle shape, const std::string& dtype, const std::string& device) {
+        return Tensor::empty(Shape(as_dims(shape, "shape")), dtype_from_name(dtype), Device::parse(device));
+      },
+      nb::arg("shape"), nb::arg("dtype"), nb::arg("device"));
+}
+
+}  // namespace accelera::python
