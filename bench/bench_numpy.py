@@ -1,0 +1,100 @@
+"""Accelera vs NumPy on the CPU, in one run: matmul and element-wise throughput as ratios.
+
+    python bench/bench_numpy.py [--quick] [--markdown]
+
+Ratios are NumPy time / Accelera time (> 1: Accelera is faster), each the best of several runs after a
+warm-up. The copy-bandwidth row is the physical limit for the element-wise ops: an add reads two arrays
+and writes one, so it cannot beat (3 x bytes) / bandwidth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+import numpy as np
+
+import accelera as acc
+
+
+def best_time(fn, repeat: int) -> float:
+    fn()  # warm-up: first-touch page faults, thread pools, caches
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def cpu_name() -> str:
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    rows = []
+
+    sizes = [512, 1024] if args.quick else [1024, 2048, 4096]
+    for dtype in (np.float32, np.float64):
+        for n in sizes:
+            a = rng.standard_normal((n, n)).astype(dtype)
+            b = rng.standard_normal((n, n)).astype(dtype)
+            ta, tb = acc.asarray(a), acc.asarray(b)
+            repeat = 3 if n >= 4096 else 5
+            t_np = best_time(lambda: a @ b, repeat)
+            t_acc = best_time(lambda: acc.matmul(ta, tb), repeat)
+            gflop = 2 * n**3 / 1e9
+            rows.append((f"matmul {n} {np.dtype(dtype).name}", f"{gflop / t_np:.1f} GFLOP/s",
+                         f"{gflop / t_acc:.1f} GFLOP/s", t_np / t_acc))
+
+    count = (1 << 22) if args.quick else (1 << 26)
+    a = rng.standard_normal(count).astype(np.float32)
+    b = rng.standard_normal(count).astype(np.float32)
+    ta, tb = acc.asarray(a), acc.asarray(b)
+    gib = 1 << 30
+    for name, np_fn, acc_fn, arrays in (
+        ("add", lambda: np.add(a, b), lambda: acc.add(ta, tb), 3),
+        ("multiply", lambda: np.multiply(a, b), lambda: acc.multiply(ta, tb), 3),
+        ("exp", lambda: np.exp(a), lambda: acc.exp(ta), 2),
+    ):
+        t_np = best_time(np_fn, 5)
+        t_acc = best_time(acc_fn, 5)
+        moved = arrays * a.nbytes / gib
+        rows.append((f"{name} {count // (1 << 20)}M float32", f"{moved / t_np:.1f} GiB/s",
+                     f"{moved / t_acc:.1f} GiB/s", t_np / t_acc))
+    # The bandwidth limit: a copy reads one array and writes one.
+    dst = np.empty_like(a)
+    t_np = best_time(lambda: np.copyto(dst, a), 5)
+    t_acc = best_time(lambda: ta.clone(), 5)
+    rows.append((f"copy {count // (1 << 20)}M float32", f"{2 * a.nbytes / gib / t_np:.1f} GiB/s",
+                 f"{2 * a.nbytes / gib / t_acc:.1f} GiB/s", t_np / t_acc))
+
+    threads = os.environ.get("OMP_NUM_THREADS", str(os.cpu_count()))
+    header = (f"machine: {cpu_name()}, {os.cpu_count()} cores, threads={threads}; "
+              f"numpy {np.__version__}, accelera {acc.__version__}")
+    if args.markdown:
+        print(header + "\n")
+        print("| case | NumPy | Accelera | ratio (NumPy time / Accelera time) |")
+        print("| --- | ---: | ---: | ---: |")
+        for case, np_rate, acc_rate, ratio in rows:
+            print(f"| {case} | {np_rate} | {acc_rate} | {ratio:.2f}x |")
+    else:
+        print(header)
+        print(f"{'case':<26}{'NumPy':>16}{'Accelera':>16}{'ratio':>9}")
+        for case, np_rate, acc_rate, ratio in rows:
+            print(f"{case:<26}{np_rate:>16}{acc_rate:>16}{ratio:>8.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs whatever this machine lacks to build and test Accelera: Debian packages, then Python packages.
+# Safe to re-run: it only installs what is missing.
+set -euo pipefail
+
+APT_PACKAGES=(
+  g++ cmake ninja-build ccache pkg-config git
+  libopenblas-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libbenchmark-dev
+)
+PY_PACKAGES=("numpy>=2.1" "nanobind>=2.4" "scikit-build-core>=0.10" "pytest>=7" "hypothesis>=6")
+PY_MODULES=(numpy nanobind scikit_build_core pytest hypothesis)
+
+sudo_if_needed() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing_apt=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing_apt+=("$pkg")
+  fi
+done
+if [ ${#missing_apt[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${missing_apt[*]}"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_apt[@]}"
+fi
+
+PYTHON=${PYTHON:-python3}
+missing_py=()
+for i in "${!PY_MODULES[@]}"; do
+  if ! "$PYTHON" -c "import ${PY_MODULES[$i]}" 2>/dev/null; then
+    missing_py+=("${PY_PACKAGES[$i]}")
+  fi
+done
+if [ ${#missing_py[@]} -gt 0 ]; then
+  echo "installing Python packages: ${missing_py[*]}"
+  "$PYTHON" -m pip install -q "${missing_py[@]}"
+fi

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Quick start, command 2: install what is missing, build, and run every test (C++ via ctest, Python via
+# pytest).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+bash "$ROOT/scripts/install-deps.sh"
+install_package
+
+cmake -S "$ROOT" -B "$ROOT/build/test" -G Ninja -DCMAKE_BUILD_TYPE=Release -DACCELERA_BUILD_TESTS=ON
+cmake --build "$ROOT/build/test"
+ctest --test-dir "$ROOT/build/test" --output-on-failure -j "$(nproc)"
+
+cd "$ROOT"
+"$PYTHON" -m pytest -q tests/python
