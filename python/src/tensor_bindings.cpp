@@ -24,7 +24,12 @@ std::int64_t as_index(nb::handle h, const char* what) {
     throw DTypeError(fmt::format("{} must be an integer, not {}", what, nb::type_name(h.type()).c_str()));
   }
   const Py_ssize_t v = PyNumber_AsSsize_t(h.ptr(), PyExc_OverflowError);
-  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (v == -1 && PyErr_Occurred()) {
+    // Translate Python's OverflowError into our typed error; the message keeps the value.
+    const std::string text = nb::str(h).c_str();
+    PyErr_Clear();
+    throw ValueError(fmt::format("{} {} does not fit in 64 bits", what, text));
+  }
   return v;
 }
 
@@ -78,7 +83,13 @@ Tensor getitem(const Tensor& t, nb::handle key) {
       if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
       out = out.slice(axis++, start, stop, step);
     } else {
-      out = out.select(axis, as_index(item, "index"));
+      const std::int64_t index = as_index(item, "index");
+      const std::int64_t extent = out.shape()[axis];
+      if (index < -extent || index >= extent) {
+        throw nb::index_error(
+            fmt::format("index {} is out of bounds for axis {} with size {}", index, axis, extent).c_str());
+      }
+      out = out.select(axis, index);
     }
   }
   return out;
