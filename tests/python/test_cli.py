@@ -1,0 +1,96 @@
+"""The ``accelera`` command line installed by pip, and ``python -m accelera``."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import accelera as ac
+
+TIMEOUT = 120
+
+
+def _script() -> str:
+    """The console script next to this interpreter (pip puts it there), else the one on PATH."""
+    beside = Path(sys.executable).with_name("accelera")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("accelera")
+    assert found, "the accelera console script is not installed"
+    return found
+
+
+def _run(*args, module=False):
+    cmd = [sys.executable, "-m", "accelera", *args] if module else [_script(), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+
+
+@pytest.mark.parametrize("module", [False, True], ids=["script", "python-m"])
+def test_help_lists_subcommands(module):
+    proc = _run("--help", module=module)
+    assert proc.returncode == 0, proc.stderr
+    assert "info" in proc.stdout and "demo" in proc.stdout
+
+
+def test_version():
+    proc = _run("--version")
+    assert proc.returncode == 0, proc.stderr
+    assert ac.__version__ in proc.stdout
+
+
+@pytest.mark.parametrize("module", [False, True], ids=["script", "python-m"])
+def test_info(module):
+    proc = _run("info", module=module)
+    assert proc.returncode == 0, proc.stderr
+    assert "cpu" in proc.stdout
+    assert ac.__version__ in proc.stdout
+
+
+def test_demo_runs_and_verifies():
+    proc = _run("demo", "-n", "256", "-r", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "GFLOP/s" in proc.stdout
+    assert "OK" in proc.stdout.split()
+    assert "256" in proc.stdout
+
+
+def test_demo_float64():
+    proc = _run("demo", "-n", "64", "-r", "2", "--dtype", "float64")
+    assert proc.returncode == 0, proc.stderr
+    assert "float64" in proc.stdout and "OK" in proc.stdout.split()
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("demo", "--dtype", "int8"), "int8"),
+        (("demo", "-n", "64", "--dtype", "float16"), "float16"),
+        (("demo", "-n", "64", "--device", "gpu"), "gpu"),
+        (("demo", "-n", "64", "--device", "cuda:0"), "built without"),
+        (("demo", "-n", "-5"), "-5"),
+        (("demo", "-n", "abc"), "abc"),
+    ],
+    ids=["dtype-int8", "dtype-float16", "device-gpu", "device-cuda", "size-negative", "size-text"],
+)
+def test_demo_bad_arguments_fail_with_message_on_stderr(args, needle):
+    proc = _run(*args)
+    assert proc.returncode != 0
+    assert needle in proc.stderr
+    assert "OK" not in proc.stdout.split()
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_subcommand_fails():
+    proc = _run()
+    assert proc.returncode != 0
+    assert proc.stderr.strip()
+
+
+def test_unknown_subcommand_fails():
+    proc = _run("bogus")
+    assert proc.returncode != 0
+    assert proc.stderr.strip()
