@@ -13,7 +13,7 @@ namespace accelera::cli {
 int run(int argc, char** argv) {
   CLI::App app{"Accelera: large matrix and neural-network computations on any CPU or GPU", "accelera"};
   app.set_version_flag("--version", std::string(ACCELERA_VERSION));
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
 
   InfoOptions info;
   auto* info_cmd = app.add_subcommand("info", "Show the version, compiled backends and devices");
@@ -34,6 +34,8 @@ int run(int argc, char** argv) {
   try {
     if (*info_cmd) return run_info(info);
     if (*demo_cmd) return run_demo(demo);
+    std::cerr << app.help();
+    return 1;  // nothing to do: usage on stderr, as for any other usage error
   } catch (const Error& e) {
     std::cerr << "accelera: error: " << e.what() << "\n";
     return 1;

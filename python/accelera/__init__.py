@@ -23,7 +23,7 @@ from ._core import (
     set_log_level,
 )
 from . import _tensor  # noqa: F401  (installs Tensor's Python methods)
-from ._convert import asarray, from_dlpack
+from ._convert import asarray, device_or_default, from_dlpack, scalar_tensor
 from ._dtypes import DType, bfloat16, bool_, dtype, float16, float32, float64, int32, int64
 from ._ops import (
     add,
@@ -48,23 +48,19 @@ def devices() -> list[dict]:
     return _core.devices()
 
 
-def _device_or_default(device) -> str:
-    return _core._parse_device(device) if device is not None else _core.default_device()
-
-
 def memory_stats(device=None) -> dict:
     """Allocator statistics of a device (default: the default device), in bytes and counts."""
-    return _core.memory_stats(_device_or_default(device))
+    return _core.memory_stats(device_or_default(device))
 
 
 def empty_cache(device=None) -> None:
     """Return a device's cached free blocks to the device."""
-    _core.empty_cache(_device_or_default(device))
+    _core.empty_cache(device_or_default(device))
 
 
 def set_memory_budget(device, budget) -> None:
     """Cap what Accelera reserves on a device: bytes (int) or a fraction (0 < float <= 1) of its memory."""
-    device = _device_or_default(device)
+    device = device_or_default(device)
     if isinstance(budget, float):
         if not 0.0 < budget <= 1.0:
             raise ArgumentError(f"a fractional memory budget must be in (0, 1], got {budget}")
@@ -72,16 +68,24 @@ def set_memory_budget(device, budget) -> None:
     _core.set_memory_budget(device, budget)
 
 
-def zeros(shape, dtype=float32, device="cpu") -> Tensor:
-    return _core._full(shape, 0.0, _dtypes.dtype(dtype).name, device)
+def _shape(shape) -> tuple:
+    if shape is None or isinstance(shape, (str, bytes, float)):
+        raise DTypeError(f"shape must be an integer or a sequence of integers, not {shape!r}")
+    return shape
 
 
-def ones(shape, dtype=float32, device="cpu") -> Tensor:
-    return _core._full(shape, 1.0, _dtypes.dtype(dtype).name, device)
+def full(shape, value, dtype=float32, device=None) -> Tensor:
+    """A new tensor of ``shape`` filled with ``value`` (exact for every dtype; range-checked for integers)."""
+    scalar = scalar_tensor(value, _dtypes.dtype(dtype).name, "cpu")
+    return _core._expand_copy(scalar, _shape(shape)).to(device_or_default(device))
 
 
-def full(shape, value, dtype=float32, device="cpu") -> Tensor:
-    return _core._full(shape, float(value), _dtypes.dtype(dtype).name, device)
+def zeros(shape, dtype=float32, device=None) -> Tensor:
+    return _core._full(_shape(shape), 0.0, _dtypes.dtype(dtype).name, device_or_default(device))
+
+
+def ones(shape, dtype=float32, device=None) -> Tensor:
+    return _core._full(_shape(shape), 1.0, _dtypes.dtype(dtype).name, device_or_default(device))
 
 
 __all__ = [

@@ -85,6 +85,13 @@ def _device_str(device) -> str:
     return device
 
 
+def device_or_default(device) -> str:
+    """A validated device string; None means the default device (the best one present)."""
+    if device is None:
+        return _core.default_device()
+    return _core._parse_device(_device_str(device))
+
+
 def _scalar_dtype(value, other: Tensor) -> str:
     """NumPy's rule for a Python scalar next to a tensor: the scalar adopts the tensor's kind if it can."""
     kind = other._dtype
@@ -105,19 +112,29 @@ def _is_python_scalar(x) -> bool:
     return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
 
 
-def _scalar_tensor(value, dtype_name: str, device: str) -> Tensor:
+def scalar_tensor(value, dtype_name: str, device: str) -> Tensor:
+    """A 0-d tensor holding ``value`` exactly (integers beyond 2**53 included); NumPy checks the range."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, numbers.Real):
+        raise DTypeError(f"a fill value must be a real number, not {type(value).__name__}")
     if dtype_name == "bfloat16":
         return _core._full((), float(value), dtype_name, device)
-    tensor = _from_numpy(np.asarray(value, dtype=dtype_name))  # exact for large integers
+    if dtype_name.startswith("int") and isinstance(value, numbers.Integral):
+        info = np.iinfo(dtype_name)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dtype_name}")
+    tensor = _from_numpy(np.asarray(value, dtype=dtype_name))
     return tensor if device == "cpu" else tensor.to(device)
 
 
 def coerce_pair(a, b) -> tuple[Tensor, Tensor]:
     """Two operands of a binary op as Tensors, with Python scalars taking the other side's dtype."""
-    if isinstance(a, Tensor) and _is_python_scalar(b):
-        return a, _scalar_tensor(b, _scalar_dtype(b, a), a.device)
-    if isinstance(b, Tensor) and _is_python_scalar(a):
-        return _scalar_tensor(a, _scalar_dtype(a, b), b.device), b
+    # Python scalars are weak next to any array, as in NumPy (NEP 50): convert the other side first.
+    if _is_python_scalar(b) and not _is_python_scalar(a):
+        a = asarray(a)
+        return a, scalar_tensor(b, _scalar_dtype(b, a), a.device)
+    if _is_python_scalar(a) and not _is_python_scalar(b):
+        b = asarray(b)
+        return scalar_tensor(a, _scalar_dtype(a, b), b.device), b
     a = asarray(a)
     b = asarray(b, device=a.device) if not isinstance(b, Tensor) else b
     return a, b

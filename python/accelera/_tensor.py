@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _ops
 from ._core import DTypeError, Tensor
+from ._convert import device_or_default
 from ._dtypes import _BY_NAME, dtype as _dtype
 
 
@@ -28,6 +29,11 @@ def _astype(self: Tensor, dtype) -> Tensor:
     return self._astype(_dtype(dtype).name)
 
 
+def _to(self: Tensor, device) -> Tensor:
+    """This tensor on ``device`` ("cpu", "cuda:0", ...): itself if already there, else a copy."""
+    return self._to(device_or_default(device))
+
+
 def _iter(self: Tensor):
     for i in range(len(self)):
         yield self[i]
@@ -39,6 +45,7 @@ def _install() -> None:
     t.numpy = _numpy
     t.__array__ = _array
     t.astype = _astype
+    t.to = _to
     t.__iter__ = _iter
     t.tolist = lambda self: _numpy(self).tolist()
     t.item = lambda self: _numpy(self).item()

@@ -85,7 +85,7 @@ void versioned_capsule_destructor(PyObject* capsule) {
   }
 }
 
-Tensor wrap(const DLTensor& dl, std::function<void()> release) {
+Tensor wrap(const DLTensor& dl, bool read_only, std::function<void()> release) {
   ACC_CHECK(dl.ndim >= 0, ValueError, "DLPack tensor with negative ndim {}", dl.ndim);
   const DType dtype = from_dl_dtype(dl.dtype);
   ACC_CHECK(dl.device.device_type == kDLCPU || dl.device.device_type == kDLCUDAHost, DeviceError,
@@ -97,7 +97,7 @@ Tensor wrap(const DLTensor& dl, std::function<void()> release) {
   ACC_CHECK(dl.byte_offset % dtype_size(dtype) == 0 || dl.data == nullptr, ValueError,
             "DLPack byte_offset {} is not a multiple of the element size", dl.byte_offset);
   void* data = dl.data == nullptr ? nullptr : static_cast<char*>(dl.data) + dl.byte_offset;
-  return Tensor::from_blob(data, shape, strides, dtype, Device::cpu(), std::move(release));
+  return Tensor::from_blob(data, shape, strides, dtype, Device::cpu(), std::move(release), read_only);
 }
 
 }  // namespace
@@ -112,7 +112,15 @@ DLDevice dlpack_device_of(const Tensor& tensor) {
   return {kDLCPU, 0};
 }
 
-PyObject* to_dlpack_capsule(const Tensor& tensor, bool versioned) {
+bool is_read_only_export(const Tensor& tensor) {
+  if (tensor.storage()->is_read_only()) return true;
+  for (std::int64_t i = 0; i < tensor.ndim(); ++i) {
+    if (tensor.strides()[static_cast<std::size_t>(i)] == 0 && tensor.shape()[i] > 1) return true;
+  }
+  return false;
+}
+
+PyObject* to_dlpack_capsule(const Tensor& tensor, bool versioned, bool copied) {
   auto ctx = std::make_unique<ExportContext>();
   ctx->tensor = tensor;
   ctx->shape = tensor.shape().dims();
@@ -121,6 +129,7 @@ PyObject* to_dlpack_capsule(const Tensor& tensor, bool versioned) {
     auto* m = new DLManagedTensorVersioned{};
     m->version = {1, 0};
     m->deleter = delete_versioned;
+    m->flags = (is_read_only_export(tensor) ? kDLFlagReadOnly : 0) | (copied ? kDLFlagIsCopied : 0);
     fill_dltensor(m, ctx.release());
     PyObject* capsule = PyCapsule_New(m, kVersionedName, versioned_capsule_destructor);
     if (capsule == nullptr) delete_versioned(m);
@@ -139,7 +148,7 @@ Tensor from_dlpack_capsule(PyObject* capsule) {
     auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
     ACC_CHECK(m->version.major == 1, NotSupportedError, "DLPack major version {} is not supported (expected 1)",
               m->version.major);
-    Tensor t = wrap(m->dl_tensor, [m]() {
+    Tensor t = wrap(m->dl_tensor, (m->flags & kDLFlagReadOnly) != 0, [m]() {
       if (m->deleter != nullptr) m->deleter(m);
     });
     PyCapsule_SetName(capsule, "used_dltensor_versioned");
@@ -147,7 +156,7 @@ Tensor from_dlpack_capsule(PyObject* capsule) {
   }
   if (PyCapsule_IsValid(capsule, kLegacyName)) {
     auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName));
-    Tensor t = wrap(m->dl_tensor, [m]() {
+    Tensor t = wrap(m->dl_tensor, false, [m]() {
       if (m->deleter != nullptr) m->deleter(m);
     });
     PyCapsule_SetName(capsule, "used_dltensor");

@@ -51,11 +51,14 @@ inline constexpr std::int32_t kDLCUDA = 2;
 inline constexpr std::int32_t kDLCUDAHost = 3;
 inline constexpr std::int32_t kDLOpenCL = 4;
 inline constexpr std::uint64_t kDLFlagReadOnly = 1;
+inline constexpr std::uint64_t kDLFlagIsCopied = 2;
 
 // The (device_type, device_id) pair of __dlpack_device__.
 DLDevice dlpack_device_of(const Tensor& tensor);
+// Read-only exports: borrowed read-only memory, and views where several indices share an element.
+bool is_read_only_export(const Tensor& tensor);
 // A new PyCapsule ("dltensor" or "dltensor_versioned") that keeps `tensor` alive until consumed.
-PyObject* to_dlpack_capsule(const Tensor& tensor, bool versioned);
+PyObject* to_dlpack_capsule(const Tensor& tensor, bool versioned, bool copied);
 // Consumes a capsule from a producer's __dlpack__ (renaming it "used_..."), zero-copy.
 Tensor from_dlpack_capsule(PyObject* capsule);
 

@@ -25,10 +25,11 @@ std::int64_t as_index(nb::handle h, const char* what) {
   }
   const Py_ssize_t v = PyNumber_AsSsize_t(h.ptr(), PyExc_OverflowError);
   if (v == -1 && PyErr_Occurred()) {
-    // Translate Python's OverflowError into our typed error; the message keeps the value.
-    const std::string text = nb::str(h).c_str();
+    // Translate Python's error into our typed one (the pending error is cleared before formatting).
+    const bool overflow = PyErr_ExceptionMatches(PyExc_OverflowError) != 0;
     PyErr_Clear();
-    throw ValueError(fmt::format("{} {} does not fit in 64 bits", what, text));
+    if (overflow) throw ValueError(fmt::format("{} {} does not fit in 64 bits", what, nb::str(h).c_str()));
+    throw DTypeError(fmt::format("{} must be an integer, not {}", what, nb::type_name(h.type()).c_str()));
   }
   return v;
 }
@@ -46,6 +47,14 @@ std::vector<std::int64_t> as_dims(nb::handle h, const char* what) {
   return dims;
 }
 
+// An integer index: Python and NumPy integers, and 0-d integer arrays (as in NumPy). Other sequences
+// would be advanced (gather) indexing.
+bool is_integer_index(nb::handle item) {
+  if (!PyIndex_Check(item.ptr())) return false;
+  if (!PySequence_Check(item.ptr())) return true;
+  return nb::hasattr(item, "ndim") && nb::cast<long>(item.attr("ndim")) == 0;
+}
+
 // Basic indexing: integers, slices, Ellipsis and None (new axis), alone or in a tuple.
 Tensor getitem(const Tensor& t, nb::handle key) {
   std::vector<nb::handle> items;
@@ -61,7 +70,7 @@ Tensor getitem(const Tensor& t, nb::handle key) {
       ++ellipses;
       continue;
     }
-    if (!PySlice_Check(item.ptr()) && !PyIndex_Check(item.ptr())) {
+    if (!PySlice_Check(item.ptr()) && !is_integer_index(item)) {
       throw NotSupportedError(fmt::format(
           "index of type {} is not supported: use integers, slices, ..., None (advanced indexing is not supported)",
           nb::type_name(item.type()).c_str()));
@@ -102,15 +111,23 @@ nb::object dlpack(const Tensor& t, nb::handle stream, nb::handle max_version, nb
   if (!dl_device.is_none()) {
     const auto requested = nb::cast<std::pair<int, int>>(dl_device);
     const DLDevice own = dlpack_device_of(t);
-    ACC_CHECK(requested.first == own.device_type && requested.second == own.device_id, NotSupportedError,
-              "__dlpack__: export to device ({}, {}) is not supported; the tensor lives on {}", requested.first,
-              requested.second, t.device().str());
+    // The DLPack Python specification asks for BufferError when the export cannot be done.
+    if (requested.first != own.device_type || requested.second != own.device_id) {
+      throw nb::buffer_error(fmt::format("__dlpack__: export to device ({}, {}) is not supported; the tensor "
+                                         "lives on {}",
+                                         requested.first, requested.second, t.device().str())
+                                 .c_str());
+    }
   }
   const bool must_copy = !copy.is_none() && nb::cast<bool>(copy);
   const Tensor source = must_copy ? t.clone() : t;
   bool versioned = false;
   if (!max_version.is_none()) versioned = nb::cast<std::pair<int, int>>(max_version).first >= 1;
-  PyObject* capsule = to_dlpack_capsule(source, versioned);
+  if (!versioned && is_read_only_export(source)) {
+    throw nb::buffer_error("__dlpack__: this tensor is read-only (borrowed from a read-only producer, or a "
+                           "broadcast view); the legacy DLPack protocol cannot say so: ask for max_version=(1, 0)");
+  }
+  PyObject* capsule = to_dlpack_capsule(source, versioned, must_copy);
   if (capsule == nullptr) throw nb::python_error();
   return nb::steal(capsule);
 }
@@ -136,8 +153,8 @@ void bind_tensor(nb::module_& m) {
       .def("contiguous", &Tensor::contiguous)
       .def("clone", &Tensor::clone)
       .def("_astype", [](const Tensor& t, const std::string& name) { return t.astype(dtype_from_name(name)); })
-      .def("to", [](const Tensor& t, const std::string& device) { return t.to(Device::parse(device)); },
-           nb::arg("device"))
+      .def("_to", [](const Tensor& t, const std::string& device) { return t.to(Device::parse(device)); },
+           nb::arg("device"), nb::call_guard<nb::gil_scoped_release>())
       .def("transpose",
            [](const Tensor& t, nb::args axes) {
              if (axes.size() == 0) return t.T();
@@ -148,7 +165,7 @@ void bind_tensor(nb::module_& m) {
            [](const Tensor& t, nb::args dims) {
              return t.reshape(dims.size() == 1 ? as_dims(dims[0], "shape") : as_dims(dims, "shape"));
            })
-      .def("__getitem__", &getitem)
+      .def("__getitem__", &getitem, nb::arg("key").none())
       .def("shares_memory", &Tensor::shares_storage_with)
       .def("__dlpack__", &dlpack, nb::kw_only(), nb::arg("stream") = nb::none(),
            nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
@@ -166,6 +183,12 @@ void bind_tensor(nb::module_& m) {
         return full(Shape(as_dims(shape, "shape")), value, dtype_from_name(dtype), Device::parse(device));
       },
       nb::arg("shape"), nb::arg("value"), nb::arg("dtype"), nb::arg("device"));
+  m.def(
+      "_expand_copy",
+      [](const Tensor& scalar, nb::handle shape) {
+        return scalar.broadcast_to(Shape(as_dims(shape, "shape"))).clone();
+      },
+      nb::arg("scalar"), nb::arg("shape"));
   m.def(
       "_empty",
       [](nb::handle shape, const std::string& dtype, const std::string& device) {

@@ -41,7 +41,7 @@ Device Device::parse(std::string_view text) {
 }
 
 std::string Device::str() const {
-  if (kind == DeviceKind::cpu) return "cpu";
+  if (kind == DeviceKind::cpu && index == 0) return "cpu";
   return fmt::format("{}:{}", device_kind_name(kind), index);
 }
 

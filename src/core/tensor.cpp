@@ -18,8 +18,8 @@ Storage::Storage(Device device, std::size_t nbytes, CachingAllocator& allocator)
   m_data = nbytes == 0 ? static_cast<void*>(g_empty_block) : allocator.allocate(nbytes);
 }
 
-Storage::Storage(Device device, void* data, std::size_t nbytes, std::function<void()> release)
-    : m_device(device), m_data(data), m_nbytes(nbytes), m_release(std::move(release)) {}
+Storage::Storage(Device device, void* data, std::size_t nbytes, std::function<void()> release, bool read_only)
+    : m_device(device), m_data(data), m_nbytes(nbytes), m_release(std::move(release)), m_read_only(read_only) {}
 
 Storage::~Storage() {
   if (m_allocator != nullptr) {
@@ -41,7 +41,7 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, const Device& device) {
 }
 
 Tensor Tensor::from_blob(void* data, const Shape& shape, const Strides& strides, DType dtype, const Device& device,
-                         std::function<void()> release) {
+                         std::function<void()> release, bool read_only) {
   ACC_CHECK(static_cast<std::int64_t>(strides.size()) == shape.ndim(), ValueError,
             "from_blob: {} strides given for a shape of rank {}", strides.size(), shape.ndim());
   ACC_CHECK(data != nullptr || shape.numel() == 0, ValueError, "from_blob: null data for a non-empty tensor");
@@ -52,7 +52,7 @@ Tensor Tensor::from_blob(void* data, const Shape& shape, const Strides& strides,
   }
   void* base = data != nullptr ? data : static_cast<void*>(g_empty_block);
   auto storage = std::make_shared<Storage>(device, base, static_cast<std::size_t>(span) * dtype_size(dtype),
-                                           std::move(release));
+                                           std::move(release), read_only);
   return Tensor(std::move(storage), shape, strides, 0, dtype);
 }
 

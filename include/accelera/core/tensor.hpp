@@ -20,7 +20,7 @@ class CachingAllocator;
 class Storage {
  public:
   Storage(Device device, std::size_t nbytes, CachingAllocator& allocator);
-  Storage(Device device, void* data, std::size_t nbytes, std::function<void()> release);
+  Storage(Device device, void* data, std::size_t nbytes, std::function<void()> release, bool read_only = false);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -29,6 +29,8 @@ class Storage {
   std::size_t nbytes() const noexcept { return m_nbytes; }
   const Device& device() const noexcept { return m_device; }
   bool is_borrowed() const noexcept { return m_allocator == nullptr; }
+  // Borrowed from a producer that forbids writes; exports say so.
+  bool is_read_only() const noexcept { return m_read_only; }
 
  private:
   Device m_device;
@@ -36,6 +38,7 @@ class Storage {
   std::size_t m_nbytes = 0;
   CachingAllocator* m_allocator = nullptr;
   std::function<void()> m_release;
+  bool m_read_only = false;
 };
 
 // A strided view of a Storage. Copies of a Tensor share the storage (reference counted); view methods
@@ -48,7 +51,7 @@ class Tensor {
   static Tensor empty(const Shape& shape, DType dtype, const Device& device = Device::cpu());
   // Wraps memory owned elsewhere. `release` is called once the last view is gone.
   static Tensor from_blob(void* data, const Shape& shape, const Strides& strides, DType dtype,
-                          const Device& device, std::function<void()> release);
+                          const Device& device, std::function<void()> release, bool read_only = false);
 
   bool defined() const noexcept { return m_storage != nullptr; }
   const Shape& shape() const noexcept { return m_shape; }
