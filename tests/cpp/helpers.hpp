@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -16,6 +18,11 @@
 #include <vector>
 
 #include "accelera/accelera.hpp"
+
+// gtest prints shapes in failure messages through this (found by argument-dependent lookup).
+namespace accelera {
+inline void PrintTo(const Shape& s, std::ostream* os) { *os << s.str(); }
+}  // namespace accelera
 
 namespace acc_test {
 
@@ -178,8 +185,9 @@ inline bool is_float(DType d) { return d == DType::f32 || d == DType::f64 || d =
 inline double random_value(DType dt, std::mt19937_64& rng, double lo, double hi) {
   if (is_float(dt)) return std::uniform_real_distribution<double>(lo, hi)(rng);
   if (dt == DType::boolean) return std::bernoulli_distribution(0.5)(rng) ? 1.0 : 0.0;
-  return static_cast<double>(std::uniform_int_distribution<std::int64_t>(static_cast<std::int64_t>(std::ceil(lo)),
-                                                                         static_cast<std::int64_t>(std::floor(hi)))(rng));
+  std::uniform_int_distribution<std::int64_t> dist(static_cast<std::int64_t>(std::ceil(lo)),
+                                                   static_cast<std::int64_t>(std::floor(hi)));
+  return static_cast<double>(dist(rng));
 }
 
 inline void fill_random(const Tensor& t, std::mt19937_64& rng, double lo, double hi) {
@@ -375,12 +383,19 @@ inline ::testing::AssertionResult matches(const Tensor& got, const Ref& ref, Tol
 
 // ---- misc -------------------------------------------------------------------------------------------
 
+inline accelera::Axes axes(std::initializer_list<std::int64_t> a) { return std::vector<std::int64_t>(a); }
+
 inline std::vector<std::byte> storage_bytes(const Tensor& t) {
   const auto* p = static_cast<const std::byte*>(t.storage()->data());
   return {p, p + t.storage()->nbytes()};
 }
 
-inline std::string shape_str(const std::vector<std::int64_t>& d) { return Shape(d).str(); }
+// "(a, b, c)" for any integer list (axes and -1 extents included).
+inline std::string shape_str(const std::vector<std::int64_t>& d) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + (d.size() == 1 ? ",)" : ")");
+}
 
 // Restores the cpu allocator's budget and disarms fault injection when a test ends.
 struct CpuAllocatorGuard {

@@ -1,0 +1,316 @@
+// Core value types: Device, DType, Shape, the backend registry and Config.
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "helpers.hpp"
+
+using namespace accelera;
+
+// ---- Device -----------------------------------------------------------------------------------------
+
+TEST(Device, ParsesGoodStrings) {
+  struct Case {
+    const char* text;
+    DeviceKind kind;
+    int index;
+  };
+  for (const Case& c : {Case{"cpu", DeviceKind::cpu, 0}, Case{"cpu:0", DeviceKind::cpu, 0},
+                        Case{"cuda", DeviceKind::cuda, 0}, Case{"cuda:1", DeviceKind::cuda, 1},
+                        Case{"cuda:12", DeviceKind::cuda, 12}, Case{"opencl", DeviceKind::opencl, 0},
+                        Case{"opencl:0", DeviceKind::opencl, 0}, Case{"opencl:3", DeviceKind::opencl, 3}}) {
+    SCOPED_TRACE(c.text);
+    const Device d = Device::parse(c.text);
+    EXPECT_EQ(d.kind, c.kind);
+    EXPECT_EQ(d.index, c.index);
+  }
+  EXPECT_EQ(Device::parse("cuda:1").str(), "cuda:1");
+  EXPECT_EQ(Device::parse("opencl:0").str(), "opencl:0");
+  EXPECT_EQ(Device::parse("cpu").str(), "cpu");
+  EXPECT_EQ(Device::parse("cpu"), Device::cpu());
+  EXPECT_TRUE(Device::cpu().is_cpu());
+  EXPECT_FALSE(Device::parse("cuda").is_cpu());
+}
+
+TEST(Device, RejectsBadStrings) {
+  for (const char* bad : {"", "gpu", "cuda:", "cuda:-1", "cuda:x", "CUDA", "cpu:0:1", ":0", "cuda:1x", " cpu",
+                          "cpu ", "cuda: 1", "cuda:+1", "cuda:99999999999"}) {
+    SCOPED_TRACE(std::string("'") + bad + "'");
+    try {
+      Device::parse(bad);
+      ADD_FAILURE() << "no exception";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// ---- DType ------------------------------------------------------------------------------------------
+
+TEST(DType, NamesRoundTrip) {
+  const std::pair<DType, const char*> expected[] = {
+      {DType::f32, "float32"}, {DType::f64, "float64"}, {DType::f16, "float16"}, {DType::bf16, "bfloat16"},
+      {DType::i32, "int32"},   {DType::i64, "int64"},   {DType::boolean, "bool"}};
+  for (auto [dt, name] : expected) {
+    EXPECT_EQ(dtype_name(dt), name);
+    EXPECT_EQ(dtype_from_name(dtype_name(dt)), dt);
+  }
+  EXPECT_EQ(dtype_from_name("f32"), DType::f32);
+  EXPECT_EQ(dtype_from_name("f64"), DType::f64);
+  EXPECT_EQ(dtype_from_name("f16"), DType::f16);
+  EXPECT_EQ(dtype_from_name("bf16"), DType::bf16);
+  EXPECT_EQ(dtype_from_name("i32"), DType::i32);
+  EXPECT_EQ(dtype_from_name("i64"), DType::i64);
+  const std::size_t sizes[] = {4, 8, 2, 2, 4, 8, 1};
+  for (std::size_t i = 0; i < 7; ++i) EXPECT_EQ(dtype_size(all_dtypes[i]), sizes[i]);
+}
+
+TEST(DType, BadNamesThrowDTypeError) {
+  for (const char* bad : {"", "float", "Float32", "FLOAT32", "int8", "uint8", "float32 ", "f8", "boolean", "i16"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW(dtype_from_name(bad), DTypeError);
+  }
+}
+
+TEST(DType, PromotionTableMatchesNumPy) {
+  // Rows and columns in all_dtypes order: f32 f64 f16 bf16 i32 i64 bool.
+  using enum DType;
+  const DType table[7][7] = {
+      /* f32  */ {f32, f64, f32, f32, f64, f64, f32},
+      /* f64  */ {f64, f64, f64, f64, f64, f64, f64},
+      /* f16  */ {f32, f64, f16, f32, f64, f64, f16},
+      /* bf16 */ {f32, f64, f32, bf16, f64, f64, bf16},
+      /* i32  */ {f64, f64, f64, f64, i32, i64, i32},
+      /* i64  */ {f64, f64, f64, f64, i64, i64, i64},
+      /* bool */ {f32, f64, f16, bf16, i32, i64, boolean},
+  };
+  for (int i = 0; i < 7; ++i) {
+    for (int j = 0; j < 7; ++j) {
+      EXPECT_EQ(promote_types(all_dtypes[i], all_dtypes[j]), table[i][j])
+          << dtype_name(all_dtypes[i]) << " with " << dtype_name(all_dtypes[j]);
+    }
+  }
+  EXPECT_TRUE(is_floating(DType::bf16));
+  EXPECT_FALSE(is_floating(DType::i32));
+  EXPECT_TRUE(is_integral(DType::i64));
+  EXPECT_FALSE(is_integral(DType::boolean));
+}
+
+// ---- Shape ------------------------------------------------------------------------------------------
+
+TEST(Shape, NegativeExtentIsValueError) {
+  EXPECT_THROW((Shape{3, -1}), ValueError);
+  EXPECT_THROW(Shape(std::vector<std::int64_t>{-2}), ValueError);
+  const std::int64_t dims[] = {2, -5};
+  EXPECT_THROW(Shape(std::span<const std::int64_t>(dims)), ValueError);
+}
+
+TEST(Shape, NumelAndOverflow) {
+  EXPECT_EQ((Shape{}).numel(), 1);
+  EXPECT_EQ((Shape{3, 0, 5}).numel(), 0);
+  EXPECT_EQ((Shape{7, 13, 31}).numel(), 7 * 13 * 31);
+  EXPECT_EQ((Shape{1LL << 31, 1LL << 31}).numel(), 1LL << 62);
+  EXPECT_THROW((Shape{1LL << 32, 1LL << 32}).numel(), ValueError);
+  EXPECT_THROW((Shape{3, 1LL << 62}).numel(), ValueError);
+  EXPECT_THROW(checked_mul(std::numeric_limits<std::int64_t>::max(), 2), ValueError);
+  EXPECT_THROW(checked_mul(-1, std::numeric_limits<std::int64_t>::min()), ValueError);
+  EXPECT_EQ(checked_mul(1LL << 40, 1LL << 20), 1LL << 60);
+}
+
+TEST(Shape, ContiguousStridesAndStr) {
+  EXPECT_EQ((Shape{2, 3, 4}).contiguous_strides(), (Strides{12, 4, 1}));
+  EXPECT_EQ((Shape{}).contiguous_strides(), Strides{});
+  EXPECT_EQ((Shape{3}).str(), "(3,)");
+  EXPECT_EQ((Shape{2, 3}).str(), "(2, 3)");
+  EXPECT_EQ((Shape{}).str(), "()");
+}
+
+TEST(Shape, NormalizeAxis) {
+  EXPECT_EQ(normalize_axis(-1, 3), 2);
+  EXPECT_EQ(normalize_axis(-3, 3), 0);
+  EXPECT_EQ(normalize_axis(2, 3), 2);
+  EXPECT_THROW(normalize_axis(3, 3), ValueError);
+  EXPECT_THROW(normalize_axis(-4, 3), ValueError);
+  EXPECT_THROW(normalize_axis(0, 0), ValueError);
+}
+
+TEST(Shape, BroadcastShapes) {
+  EXPECT_EQ(broadcast_shapes(Shape{}, Shape{2, 3}), (Shape{2, 3}));
+  EXPECT_EQ(broadcast_shapes(Shape{7, 1}, Shape{1, 13}), (Shape{7, 13}));
+  EXPECT_EQ(broadcast_shapes(Shape{2, 1, 5}, Shape{3, 1}), (Shape{2, 3, 5}));
+  EXPECT_EQ(broadcast_shapes(Shape{0}, Shape{1}), (Shape{0}));
+  EXPECT_EQ(broadcast_shapes(Shape{1, 0}, Shape{4, 1}), (Shape{4, 0}));
+  for (auto [a, b] : {std::pair{Shape{3}, Shape{4}}, std::pair{Shape{2, 3}, Shape{3, 2}},
+                      std::pair{Shape{0}, Shape{2}}, std::pair{Shape{5, 2, 3}, Shape{4, 3}}}) {
+    EXPECT_THROW(broadcast_shapes(a, b), ShapeError) << a.str() << " " << b.str();
+    EXPECT_THROW(broadcast_shapes(b, a), ShapeError) << b.str() << " " << a.str();
+  }
+  try {
+    broadcast_shapes(Shape{2, 3}, Shape{4});
+    ADD_FAILURE() << "no exception";
+  } catch (const ShapeError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("(2, 3)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(4,)"), std::string::npos) << msg;
+  }
+}
+
+// ---- backend registry -------------------------------------------------------------------------------
+
+TEST(Backend, CudaAndOpenCLAreNotBuiltIn) {
+  try {
+    backend_for(Device{DeviceKind::cuda, 0});
+    ADD_FAILURE() << "no exception";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("built without CUDA support"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(backend_for(Device{DeviceKind::opencl, 0}), DeviceError);
+  EXPECT_THROW(allocator_for(Device{DeviceKind::cuda, 0}), DeviceError);
+  EXPECT_THROW(Tensor::empty(Shape{2}, DType::f32, Device{DeviceKind::cuda, 0}), DeviceError);
+  EXPECT_THROW(zeros(Shape{2}).to(Device{DeviceKind::cuda, 0}), DeviceError);
+  EXPECT_EQ(compiled_backends(), std::vector<std::string>{"cpu"});
+  EXPECT_EQ(default_device(), Device::cpu());
+}
+
+TEST(Backend, CpuIndexOutOfRange) {
+  const Device cpu1 = Device::parse("cpu:1");
+  EXPECT_THROW(backend_for(cpu1), DeviceError);
+  EXPECT_THROW(Tensor::empty(Shape{2}, DType::f32, cpu1), DeviceError);
+  EXPECT_NO_THROW(backend_for(Device::cpu()));
+}
+
+// Device is a plain struct, so a negative index can reach backend_for; it is out of range.
+TEST(Backend, NegativeIndexIsOutOfRange) {
+  EXPECT_THROW(backend_for(Device{DeviceKind::cpu, -1}), DeviceError);
+}
+
+// The error for cpu:1 must name the device that was asked for.
+TEST(Backend, CpuIndexErrorNamesTheDevice) {
+  try {
+    backend_for(Device{DeviceKind::cpu, 1});
+    ADD_FAILURE() << "no exception";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("cpu:1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Backend, DevicesListsCpuFirst) {
+  const auto list = devices();
+  ASSERT_FALSE(list.empty());
+  EXPECT_EQ(list.front().device, Device::cpu());
+  EXPECT_GT(list.front().total_memory, 0);
+  EXPECT_GE(list.front().free_memory, 0);
+  EXPECT_LE(list.front().free_memory, list.front().total_memory);
+  EXPECT_GE(list.front().compute_units, 1);
+  EXPECT_FALSE(list.front().name.empty());
+  const auto stats = memory_stats(Device::cpu());
+  EXPECT_GT(stats.budget_bytes, 0);
+  EXPECT_LE(stats.budget_bytes, list.front().total_memory);
+}
+
+TEST(Backend, OpNames) {
+  EXPECT_EQ(binary_op_name(BinaryOp::divide), "divide");
+  EXPECT_EQ(unary_op_name(UnaryOp::sigmoid), "sigmoid");
+  EXPECT_EQ(reduce_op_name(ReduceOp::mean), "mean");
+}
+
+// ---- Config -----------------------------------------------------------------------------------------
+
+namespace {
+// Sets environment variables for one test and restores them (and the config) afterwards.
+class EnvGuard {
+ public:
+  void set(const char* name, const char* value) {
+    if (!saved_.count(name)) {
+      const char* old = std::getenv(name);
+      saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+    }
+    ::setenv(name, value, 1);
+  }
+  ~EnvGuard() {
+    for (const auto& [name, old] : saved_) {
+      if (old) {
+        ::setenv(name.c_str(), old->c_str(), 1);
+      } else {
+        ::unsetenv(name.c_str());
+      }
+    }
+    reload_config();
+  }
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+}  // namespace
+
+TEST(Config, BadMemoryThresholdIsValueError) {
+  EnvGuard env;
+  for (const char* bad : {"abc", "1.5", "0", "-0.5", "nan", "0.5x", " 0.5", "inf"}) {
+    SCOPED_TRACE(bad);
+    env.set("ACCELERA_MEMORY_THRESHOLD", bad);
+    try {
+      reload_config();
+      ADD_FAILURE() << "no exception";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("ACCELERA_MEMORY_THRESHOLD"), std::string::npos) << e.what();
+    }
+  }
+  env.set("ACCELERA_MEMORY_THRESHOLD", "0.25");
+  ASSERT_NO_THROW(reload_config());
+  EXPECT_DOUBLE_EQ(config().memory_threshold, 0.25);
+  env.set("ACCELERA_MEMORY_THRESHOLD", "1");
+  ASSERT_NO_THROW(reload_config());
+  EXPECT_DOUBLE_EQ(config().memory_threshold, 1.0);
+}
+
+TEST(Config, OtherBadVariablesAreValueErrors) {
+  EnvGuard env;
+  const std::pair<const char*, const char*> bad[] = {
+      {"ACCELERA_NUM_THREADS", "0"},         {"ACCELERA_NUM_THREADS", "two"},
+      {"ACCELERA_MIN_CHUNK_SIZE", "0"},      {"ACCELERA_ENABLE_PREFETCH", "maybe"},
+      {"ACCELERA_MAX_CHUNK_SIZE", "-3"},
+  };
+  for (auto [name, value] : bad) {
+    SCOPED_TRACE(std::string(name) + "=" + value);
+    env.set(name, value);
+    EXPECT_THROW(reload_config(), ValueError);
+    ::unsetenv(name);
+  }
+  env.set("ACCELERA_ENABLE_PREFETCH", "OFF");
+  env.set("ACCELERA_NUM_THREADS", "3");
+  ASSERT_NO_THROW(reload_config());
+  EXPECT_FALSE(config().enable_prefetch);
+  EXPECT_EQ(config().num_threads, 3);
+}
+
+// config() promises a ValueError naming the variable for any malformed value, the log level included.
+TEST(Config, BadLogLevelIsValueError) {
+  EnvGuard env;
+  env.set("ACCELERA_LOG_LEVEL", "Warning");  // case-insensitive alias
+  ASSERT_NO_THROW(reload_config());
+  EXPECT_EQ(config().log_level, "warn");
+  env.set("ACCELERA_LOG_LEVEL", "loud");
+  try {
+    reload_config();
+    ADD_FAILURE() << "no exception for ACCELERA_LOG_LEVEL=loud";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("ACCELERA_LOG_LEVEL"), std::string::npos) << e.what();
+  }
+}
+
+// Config documents ACCELERA_MAX_CHUNK_SIZE=0 as "no limit" (the default), so setting it to 0 is valid.
+TEST(Config, MaxChunkSizeZeroMeansNoLimit) {
+  EnvGuard env;
+  env.set("ACCELERA_MAX_CHUNK_SIZE", "0");
+  EXPECT_NO_THROW(reload_config());
+  EXPECT_EQ(config().max_chunk_size, 0);
+}
+
+TEST(Config, SetLogLevel) {
+  EXPECT_THROW(set_log_level("verbose"), ValueError);
+  EXPECT_THROW(set_log_level(""), ValueError);
+  EXPECT_NO_THROW(set_log_level("off"));
+  EXPECT_NO_THROW(set_log_level("debug"));
+  EXPECT_NO_THROW(set_log_level("warn"));
+}
