@@ -65,7 +65,7 @@ Backend& backend_for(const Device& device) {
                                                                device_kind_name(device.kind))
                                                  : reason));
   }
-  ACC_CHECK(device.index < backend->device_count(), DeviceError, "no such device {}: {} {} device(s) present",
+  ACC_CHECK(device.index >= 0 && device.index < backend->device_count(), DeviceError, "no such device {}: {} {} device(s) present",
             device.str(), backend->device_count(), device_kind_name(device.kind));
   return *backend;
 }

@@ -46,6 +46,9 @@ Config read_config() {
     c.log_level = *v;
     std::ranges::transform(c.log_level, c.log_level.begin(), [](unsigned char ch) { return std::tolower(ch); });
     if (c.log_level == "warning") c.log_level = "warn";
+    static constexpr std::string_view levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+    ACC_CHECK(std::ranges::find(levels, c.log_level) != std::end(levels), ValueError,
+              "ACCELERA_LOG_LEVEL='{}' is not one of trace, debug, info, warn, error, critical, off", *v);
   }
   if (auto v = env("ACCELERA_MIN_CHUNK_SIZE")) {
     c.min_chunk_size = parse_number<std::int64_t>("ACCELERA_MIN_CHUNK_SIZE", *v);
@@ -53,8 +56,9 @@ Config read_config() {
   }
   if (auto v = env("ACCELERA_MAX_CHUNK_SIZE")) {
     c.max_chunk_size = parse_number<std::int64_t>("ACCELERA_MAX_CHUNK_SIZE", *v);
-    ACC_CHECK(c.max_chunk_size >= c.min_chunk_size, ValueError,
-              "ACCELERA_MAX_CHUNK_SIZE ({}) must be >= ACCELERA_MIN_CHUNK_SIZE ({})", *v, c.min_chunk_size);
+    ACC_CHECK(c.max_chunk_size == 0 || c.max_chunk_size >= c.min_chunk_size, ValueError,
+              "ACCELERA_MAX_CHUNK_SIZE ({}) must be 0 (no limit) or >= ACCELERA_MIN_CHUNK_SIZE ({})", *v,
+              c.min_chunk_size);
   }
   if (auto v = env("ACCELERA_ENABLE_PREFETCH")) c.enable_prefetch = parse_bool("ACCELERA_ENABLE_PREFETCH", *v);
   if (auto v = env("ACCELERA_NUM_THREADS")) {

@@ -1,6 +1,7 @@
 #pragma once
 // IEEE binary16 and bfloat16 conversions (round to nearest even), for storage and casts on the host.
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -59,5 +60,20 @@ inline std::uint16_t float_to_bf16(float f) noexcept {
   if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);  // quiet nan
   return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
+
+// double -> float rounding to odd (truncate, then set the last bit if anything was lost). A float keeps
+// 13 more bits than a half and 16 more than a bfloat16, so rounding this result to nearest gives the
+// correctly rounded narrow value: no double rounding.
+inline float double_to_float_round_odd(double d) noexcept {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) == d || f != f) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) {  // rounded away from zero: step back towards it
+    f = std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - 1u);
+  }
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) | 1u);
+}
+
+inline std::uint16_t double_to_half(double d) noexcept { return float_to_half(double_to_float_round_odd(d)); }
+inline std::uint16_t double_to_bf16(double d) noexcept { return float_to_bf16(double_to_float_round_odd(d)); }
 
 }  // namespace accelera::detail

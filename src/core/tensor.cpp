@@ -99,22 +99,25 @@ Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop, s
     if (v < 0) v += n;
     return std::clamp(v, lo, hi);
   };
+  // Counted as CPython does, in unsigned arithmetic where a huge step could overflow.
   std::int64_t count = 0;
   if (step > 0) {
     start = clamp(start, 0, n);
     stop = clamp(stop, 0, n);
-    count = stop > start ? (stop - start + step - 1) / step : 0;
+    count = stop > start ? (stop - start - 1) / step + 1 : 0;
   } else {
     start = clamp(start, -1, n - 1);
     stop = clamp(stop, -1, n - 1);
-    count = start > stop ? (start - stop - step - 1) / (-step) : 0;
+    const auto magnitude = std::uint64_t{0} - static_cast<std::uint64_t>(step);
+    count = start > stop ? static_cast<std::int64_t>(static_cast<std::uint64_t>(start - stop - 1) / magnitude) + 1 : 0;
   }
   Shape shape = m_shape;
   Strides strides = m_strides;
   shape[axis] = count;
   const auto a = static_cast<std::size_t>(axis);
   const std::int64_t offset = count > 0 ? m_offset + start * m_strides[a] : m_offset;
-  strides[a] = m_strides[a] * step;
+  // With at most one element the stride is irrelevant; keeping it avoids overflowing stride * step.
+  if (count > 1) strides[a] = m_strides[a] * step;
   return with_layout(std::move(shape), std::move(strides), offset);
 }
 

@@ -26,10 +26,13 @@ inline auto load(const T& v) {
 
 template <typename T, typename V>
 inline T store(V v) {
+  // Wider sources round once, directly to the half format (see double_to_float_round_odd).
   if constexpr (std::is_same_v<T, Half>) {
-    return Half{detail::float_to_half(static_cast<float>(v))};
+    if constexpr (std::is_same_v<V, float>) return Half{detail::float_to_half(v)};
+    return Half{detail::double_to_half(static_cast<double>(v))};
   } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return BFloat16{detail::float_to_bf16(static_cast<float>(v))};
+    if constexpr (std::is_same_v<V, float>) return BFloat16{detail::float_to_bf16(v)};
+    return BFloat16{detail::double_to_bf16(static_cast<double>(v))};
   } else if constexpr (std::is_same_v<T, bool>) {
     return v != V{};
   } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<V>) {
