@@ -80,8 +80,8 @@ def main() -> None:
     rows.append((f"copy {count // (1 << 20)}M float32", f"{2 * a.nbytes / gib / t_np:.1f} GiB/s",
                  f"{2 * a.nbytes / gib / t_acc:.1f} GiB/s", t_np / t_acc))
 
-    threads = os.environ.get("OMP_NUM_THREADS", str(os.cpu_count()))
-    header = (f"machine: {cpu_name()}, {os.cpu_count()} cores, threads={threads}; "
+    threads = os.environ.get("ACCELERA_NUM_THREADS", os.environ.get("OMP_NUM_THREADS", str(os.cpu_count())))
+    header = (f"machine: {cpu_name()}, {os.cpu_count()} cores, Accelera threads={threads}; "
               f"numpy {np.__version__}, accelera {acc.__version__}")
     if args.markdown:
         print(header + "\n")
