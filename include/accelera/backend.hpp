@@ -41,9 +41,10 @@ class Backend {
   virtual DeviceInfo device_info(int index) const = 0;
   virtual RawAllocator& raw_allocator(int index) = 0;
 
-  // Contiguous byte copies between the host and one of this backend's devices, or within it.
-  virtual void copy_from_host(const Device& dst_device, void* dst, const void* src, std::size_t nbytes) = 0;
-  virtual void copy_to_host(void* dst, const Device& src_device, const void* src, std::size_t nbytes) = 0;
+  // Copies between host memory and a contiguous tensor on one of this backend's devices. Device memory
+  // is addressed through the tensor (storage handle + offset): on some APIs it is not a pointer.
+  virtual void copy_from_host(const Tensor& dst, const void* src) = 0;
+  virtual void copy_to_host(void* dst, const Tensor& src) = 0;
   virtual void synchronize(int index) = 0;
 
   // Kernels (see Note [Backend contract]).

@@ -33,15 +33,15 @@ Tensor Tensor::to(const Device& target) const {
   Tensor out = Tensor::empty(m_shape, m_dtype, target);
   if (src.nbytes() == 0) return out;
   if (device().is_cpu()) {
-    dst_backend.copy_from_host(target, out.data_ptr(), src.data_ptr(), src.nbytes());
+    dst_backend.copy_from_host(out, src.data_ptr());
     dst_backend.synchronize(target.index);
   } else if (target.is_cpu()) {
-    src_backend.copy_to_host(out.data_ptr(), device(), src.data_ptr(), src.nbytes());
+    src_backend.copy_to_host(out.data_ptr(), src);
     src_backend.synchronize(device().index);
   } else {
     // Between two device kinds (or two devices without a direct path): stage through the host.
     const Tensor staged = src.to(Device::cpu());
-    dst_backend.copy_from_host(target, out.data_ptr(), staged.data_ptr(), staged.nbytes());
+    dst_backend.copy_from_host(out, staged.data_ptr());
     dst_backend.synchronize(target.index);
   }
   return out;

@@ -70,13 +70,11 @@ RawAllocator& CpuBackend::raw_allocator(int index) {
   return m_raw;
 }
 
-void CpuBackend::copy_from_host(const Device&, void* dst, const void* src, std::size_t nbytes) {
-  std::memcpy(dst, src, nbytes);
+void CpuBackend::copy_from_host(const Tensor& dst, const void* src) {
+  std::memcpy(dst.data_ptr(), src, dst.nbytes());
 }
 
-void CpuBackend::copy_to_host(void* dst, const Device&, const void* src, std::size_t nbytes) {
-  std::memcpy(dst, src, nbytes);
-}
+void CpuBackend::copy_to_host(void* dst, const Tensor& src) { std::memcpy(dst, src.data_ptr(), src.nbytes()); }
 
 void CpuBackend::synchronize(int) {}
 

@@ -19,8 +19,8 @@ class CpuBackend final : public Backend {
   DeviceInfo device_info(int index) const override;
   RawAllocator& raw_allocator(int index) override;
 
-  void copy_from_host(const Device& dst_device, void* dst, const void* src, std::size_t nbytes) override;
-  void copy_to_host(void* dst, const Device& src_device, const void* src, std::size_t nbytes) override;
+  void copy_from_host(const Tensor& dst, const void* src) override;
+  void copy_to_host(void* dst, const Tensor& src) override;
   void synchronize(int index) override;
 
   void copy(const Tensor& src, const Tensor& dst) override;

@@ -1,9 +1,11 @@
 // Element-wise add, subtract, multiply, divide with broadcasting (stride-0 operands).
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/kernels.hpp"
-#include "backends/cpu/kernels/strided_loop.hpp"
+#include "backends/common/strided_loop.hpp"
 
 namespace accelera::cpu {
+
+using namespace accelera::backends;  // strided loops
 
 namespace {
 

@@ -5,10 +5,12 @@
 
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/kernels.hpp"
-#include "backends/cpu/kernels/strided_loop.hpp"
+#include "backends/common/strided_loop.hpp"
 #include "core/half.hpp"
 
 namespace accelera::cpu {
+
+using namespace accelera::backends;  // strided loops
 
 namespace {
 

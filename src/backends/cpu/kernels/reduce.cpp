@@ -12,9 +12,11 @@
 
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/kernels.hpp"
-#include "backends/cpu/kernels/strided_loop.hpp"
+#include "backends/common/strided_loop.hpp"
 
 namespace accelera::cpu {
+
+using namespace accelera::backends;  // strided loops
 
 namespace {
 

@@ -4,10 +4,12 @@
 
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/kernels.hpp"
-#include "backends/cpu/kernels/strided_loop.hpp"
+#include "backends/common/strided_loop.hpp"
 #include "backends/cpu/kernels/vector_math.hpp"
 
 namespace accelera::cpu {
+
+using namespace accelera::backends;  // strided loops
 
 namespace {
 

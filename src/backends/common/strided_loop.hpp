@@ -12,7 +12,7 @@
 
 #include "accelera/core/shape.hpp"
 
-namespace accelera::cpu {
+namespace accelera::backends {
 
 // Below this many elements a loop runs on the calling thread: a parallel region costs a few microseconds.
 inline constexpr std::int64_t kParallelGrain = 1 << 15;
@@ -108,4 +108,4 @@ void parallel_for_each_run(const LoopLayout<N>& layout, Row&& row) {
   }
 }
 
-}  // namespace accelera::cpu
+}  // namespace accelera::backends
