@@ -1,15 +1,13 @@
-// Matrix multiplication through OpenBLAS, batched over leading axes.
-// Note [BLAS layouts]: a row-major matrix view with strides (rs, cs) maps onto BLAS without a copy when
-// cs == 1 (NoTrans, ld = rs) or rs == 1 (Trans, ld = cs), with ld >= the row length. Anything else
-// (two non-unit strides, negative or zero strides) is packed into a contiguous temporary first. BLAS
-// takes 32-bit sizes: rows beyond 2^31 are handled by splitting M; a row or leading dimension that does
-// not fit in 32 bits raises NotSupportedError.
+// Matrix multiplication through OpenBLAS, batched over leading axes. Operands map onto BLAS without a
+// copy where Note [BLAS layouts] allows and are packed otherwise. BLAS takes 32-bit sizes: rows beyond
+// 2^31 are handled by splitting M; a row or leading dimension that does not fit raises NotSupportedError.
 #include <cblas.h>
 
 #include <algorithm>
 #include <climits>
 #include <optional>
 
+#include "backends/common/blas_layout.hpp"
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/kernels.hpp"
 
@@ -23,15 +21,11 @@ struct BlasView {
   std::int64_t ld;
 };
 
-// Returns the BLAS form of a rows x cols view with strides (rs, cs), or nullopt when it needs packing.
 std::optional<BlasView> blas_view(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t rs,
                                   std::int64_t cs) {
-  const std::int64_t min_ld_n = std::max<std::int64_t>(cols, 1), min_ld_t = std::max<std::int64_t>(rows, 1);
-  if (cs == 1 && (rows == 1 || rs >= min_ld_n)) return BlasView{data, CblasNoTrans, rows == 1 ? min_ld_n : rs};
-  if (rs == 1 && (cols == 1 || cs >= min_ld_t)) return BlasView{data, CblasTrans, cols == 1 ? min_ld_t : cs};
-  if (cols == 1 && rs >= 1) return BlasView{data, CblasNoTrans, rs};  // one column: only rs matters
-  if (rows == 1 && cs >= 1) return BlasView{data, CblasTrans, cs};    // one row: only cs matters
-  return std::nullopt;
+  const auto op = backends::blas_operand(rows, cols, rs, cs);
+  if (!op) return std::nullopt;
+  return BlasView{data, op->transposed ? CblasTrans : CblasNoTrans, op->ld};
 }
 
 // Packs a rows x cols strided view into a contiguous temporary on the same device.
