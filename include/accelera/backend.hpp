@@ -23,6 +23,7 @@ struct DeviceInfo {
   std::int64_t total_memory = 0;  // bytes
   std::int64_t free_memory = 0;   // bytes, as the driver or OS reports now
   int compute_units = 0;
+  bool is_accelerator = false;  // a GPU or accelerator (not a CPU, even one behind OpenCL)
 };
 
 enum class BinaryOp { add, subtract, multiply, divide };
@@ -39,6 +40,8 @@ class Backend {
   virtual DeviceKind kind() const noexcept = 0;
   virtual int device_count() const noexcept = 0;
   virtual DeviceInfo device_info(int index) const = 0;
+  // Total memory in bytes; the allocator's default budget is a fraction of it.
+  virtual std::int64_t total_memory(int index) const = 0;
   virtual RawAllocator& raw_allocator(int index) = 0;
 
   // Copies between host memory and a contiguous tensor on one of this backend's devices. Device memory
@@ -66,7 +69,7 @@ Backend& backend_for(const Device& device);
 std::vector<DeviceInfo> devices();
 // Names of the backends compiled into this build ("cpu", ...).
 std::vector<std::string> compiled_backends();
-// The device Accelera picks when none is given: the first GPU-class device, else the CPU.
+// The device Accelera picks when none is given: the first GPU or accelerator, else the CPU.
 Device default_device();
 
 // Memory helpers over allocator_for(device).

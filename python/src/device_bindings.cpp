@@ -39,6 +39,7 @@ void bind_devices(nb::module_& m) {
       d["total_memory"] = info.total_memory;
       d["free_memory"] = info.free_memory;
       d["compute_units"] = info.compute_units;
+      d["is_accelerator"] = info.is_accelerator;
       out.append(d);
     }
     return out;

@@ -50,13 +50,19 @@ template <typename Managed>
 void fill_dltensor(Managed* managed, ExportContext* ctx) {
   const Tensor& t = ctx->tensor;
   DLTensor& dl = managed->dl_tensor;
-  dl.data = t.data_ptr();
   dl.device = dlpack_device_of(t);
+  // Host memory is addressed directly; device memory (an OpenCL cl_mem, say) as handle + byte offset.
+  if (t.device().is_cpu()) {
+    dl.data = t.data_ptr();
+    dl.byte_offset = 0;
+  } else {
+    dl.data = t.storage()->data();
+    dl.byte_offset = static_cast<std::uint64_t>(t.offset()) * t.itemsize();
+  }
   dl.ndim = static_cast<std::int32_t>(t.ndim());
   dl.dtype = to_dl_dtype(t.dtype());
   dl.shape = ctx->shape.data();
   dl.strides = ctx->strides.data();
-  dl.byte_offset = 0;
   managed->manager_ctx = ctx;
 }
 

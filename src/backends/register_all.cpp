@@ -5,9 +5,18 @@ namespace accelera::detail {
 void register_builtin_backends(BackendRegistration& registration) {
   register_cpu_backend(registration);
   registration.absent(DeviceKind::cuda, "built without CUDA support");
+#ifdef ACCELERA_HAS_OPENCL
+  register_opencl_backend(registration);
+#else
   registration.absent(DeviceKind::opencl, "built without OpenCL support");
+#endif
 }
 
-void for_each_compiled_backend(const std::function<void(DeviceKind)>& visit) { visit(DeviceKind::cpu); }
+void for_each_compiled_backend(const std::function<void(DeviceKind)>& visit) {
+  visit(DeviceKind::cpu);
+#ifdef ACCELERA_HAS_OPENCL
+  visit(DeviceKind::opencl);
+#endif
+}
 
 }  // namespace accelera::detail

@@ -90,7 +90,11 @@ std::string backend_absent_reason(DeviceKind kind) { return registry().absent_re
 Device default_device() {
   auto& r = registry();
   for (auto kind : {DeviceKind::cuda, DeviceKind::opencl}) {
-    if (r.backends[slot(kind)]) return Device{kind, 0};
+    const auto& backend = r.backends[slot(kind)];
+    if (!backend) continue;
+    for (int i = 0; i < backend->device_count(); ++i) {
+      if (backend->device_info(i).is_accelerator) return Device{kind, i};
+    }
   }
   return Device::cpu();
 }
@@ -102,7 +106,7 @@ CachingAllocator& allocator_for(const Device& device) {
   for (std::size_t i = 0; i < r.allocator_devices.size(); ++i) {
     if (r.allocator_devices[i] == device) return *r.allocators[i];
   }
-  const auto total = backend.device_info(device.index).total_memory;
+  const auto total = backend.total_memory(device.index);
   const auto budget = std::max<std::int64_t>(1, static_cast<std::int64_t>(config().memory_threshold *
                                                                           static_cast<double>(total)));
   r.allocators.push_back(std::make_unique<CachingAllocator>(device, backend.raw_allocator(device.index), budget));

@@ -59,10 +59,14 @@ DeviceInfo CpuBackend::device_info(int index) const {
   info.device = Device::cpu();
   info.name = m_name;
   info.vendor = "host";
-  info.total_memory = static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  info.total_memory = total_memory(index);
   info.free_memory = available_memory_bytes();
   info.compute_units = omp_get_max_threads();
   return info;
+}
+
+std::int64_t CpuBackend::total_memory(int) const {
+  return static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
 }
 
 RawAllocator& CpuBackend::raw_allocator(int index) {

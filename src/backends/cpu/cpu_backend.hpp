@@ -17,6 +17,7 @@ class CpuBackend final : public Backend {
   DeviceKind kind() const noexcept override { return DeviceKind::cpu; }
   int device_count() const noexcept override { return 1; }
   DeviceInfo device_info(int index) const override;
+  std::int64_t total_memory(int index) const override;
   RawAllocator& raw_allocator(int index) override;
 
   void copy_from_host(const Tensor& dst, const void* src) override;

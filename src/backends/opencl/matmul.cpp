@@ -1,0 +1,83 @@
+// matmul on OpenCL devices through CLBlast, batched over leading axes. Operands map onto GEMM without a
+// copy where Note [BLAS layouts] allows and are packed on the device otherwise.
+#include <clblast.h>
+
+#include "backends/common/blas_layout.hpp"
+#include "backends/opencl/opencl_backend.hpp"
+
+namespace accelera::opencl {
+
+namespace {
+
+struct GemmOperand {
+  Tensor matrix;  // the 2-D view GEMM reads (a packed copy when the view's strides do not fit)
+  clblast::Transpose trans = clblast::Transpose::kNo;
+  std::size_t ld = 0;
+};
+
+GemmOperand operand(const Tensor& matrix) {
+  const std::int64_t rows = matrix.shape()[0], cols = matrix.shape()[1];
+  if (const auto op = backends::blas_operand(rows, cols, matrix.strides()[0], matrix.strides()[1])) {
+    return {matrix, op->transposed ? clblast::Transpose::kYes : clblast::Transpose::kNo,
+            static_cast<std::size_t>(op->ld)};
+  }
+  return {matrix.clone(), clblast::Transpose::kNo, static_cast<std::size_t>(std::max<std::int64_t>(cols, 1))};
+}
+
+// The 2-D matrix of batch `index` of a (..., rows, cols) view.
+Tensor batch_matrix(const Tensor& t, std::int64_t index, const Shape& batch_shape) {
+  Tensor m = t;
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(batch_shape.ndim()));
+  for (std::int64_t d = batch_shape.ndim() - 1; d >= 0; --d) {
+    idx[static_cast<std::size_t>(d)] = index % batch_shape[d];
+    index /= batch_shape[d];
+  }
+  for (auto i : idx) m = m.select(0, i);
+  return m;
+}
+
+const char* blast_status(clblast::StatusCode code) {
+  // CLBlast's own codes extend OpenCL's (negative) statuses; show the number for both.
+  return static_cast<int>(code) > -1000 ? status_name(static_cast<cl_int>(code)) : "CLBlast-specific status";
+}
+
+template <typename T>
+void gemm(ClDevice& d, const GemmOperand& a, const GemmOperand& b, const Tensor& c, std::size_t m, std::size_t n,
+          std::size_t k) {
+  cl_command_queue queue = d.compute;
+  const auto status = clblast::Gemm<T>(
+      clblast::Layout::kRowMajor, a.trans, b.trans, m, n, k, T{1}, buffer_of(a.matrix),
+      static_cast<std::size_t>(a.matrix.offset()), a.ld, buffer_of(b.matrix), static_cast<std::size_t>(b.matrix.offset()),
+      b.ld, T{0}, buffer_of(c), static_cast<std::size_t>(c.offset()), std::max<std::size_t>(n, 1), &queue, nullptr);
+  ACC_CHECK(status == clblast::StatusCode::kSuccess, DeviceError, "CLBlast Gemm failed on {}: status {} ({})",
+            d.name, static_cast<int>(status), blast_status(status));
+}
+
+}  // namespace
+
+void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+  ClDevice& d = device(out.device().index);
+  const std::int64_t nd = out.ndim();
+  const std::int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    fill(out, 0.0);
+    return;
+  }
+  ACC_CHECK(out.dtype() != DType::f64 || d.fp64, DTypeError, "{} has no float64 support", d.name);
+  const Shape batch_shape(std::span(out.shape().dims()).first(static_cast<std::size_t>(nd - 2)));
+  const std::int64_t batches = batch_shape.numel();
+  for (std::int64_t i = 0; i < batches; ++i) {
+    const GemmOperand ga = operand(batch_matrix(a, i, batch_shape));
+    const GemmOperand gb = operand(batch_matrix(b, i, batch_shape));
+    const Tensor c = batch_matrix(out, i, batch_shape);
+    const auto um = static_cast<std::size_t>(m), un = static_cast<std::size_t>(n), uk = static_cast<std::size_t>(k);
+    if (out.dtype() == DType::f32) {
+      gemm<float>(d, ga, gb, c, um, un, uk);
+    } else {
+      gemm<double>(d, ga, gb, c, um, un, uk);
+    }
+  }
+}
+
+}  // namespace accelera::opencl

@@ -1,0 +1,80 @@
+#pragma once
+// The OpenCL backend: every device of every platform (GPUs first) as opencl:0, opencl:1, ...
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "accelera/backend.hpp"
+#include "backends/opencl/cl_check.hpp"
+
+namespace accelera::opencl {
+
+// Device memory as cl_mem buffers; the handle is what a Storage holds as its "data".
+class BufferAllocator final : public RawAllocator {
+ public:
+  explicit BufferAllocator(cl_context context) : m_context(context) {}
+  void* raw_allocate(std::size_t nbytes) override;
+  void raw_free(void* ptr, std::size_t nbytes) noexcept override;
+
+ private:
+  cl_context m_context;
+};
+
+struct ClDevice {
+  ClDevice(cl_platform_id platform, cl_device_id device);
+  ~ClDevice();
+  ClDevice(const ClDevice&) = delete;
+  ClDevice& operator=(const ClDevice&) = delete;
+
+  cl_platform_id platform;
+  cl_device_id id;
+  cl_context context = nullptr;
+  cl_command_queue compute = nullptr;  // kernels
+  cl_command_queue transfer = nullptr;  // host <-> device copies
+  std::string name, vendor, driver_version, device_version;
+  std::int64_t global_memory = 0;
+  int compute_units = 0;
+  bool fp64 = false;
+  bool is_accelerator = false;  // GPU or accelerator, not a CPU device
+  std::size_t max_work_group = 1;
+  std::unique_ptr<BufferAllocator> allocator;
+
+  std::mutex programs_mutex;
+  std::map<std::string, cl_program> programs;  // by source name + build options
+};
+
+class OpenClBackend final : public Backend {
+ public:
+  OpenClBackend();
+  DeviceKind kind() const noexcept override { return DeviceKind::opencl; }
+  int device_count() const noexcept override { return static_cast<int>(m_devices.size()); }
+  DeviceInfo device_info(int index) const override;
+  std::int64_t total_memory(int index) const override { return device(index).global_memory; }
+  RawAllocator& raw_allocator(int index) override;
+
+  void copy_from_host(const Tensor& dst, const void* src) override;
+  void copy_to_host(void* dst, const Tensor& src) override;
+  void synchronize(int index) override;
+
+  void copy(const Tensor& src, const Tensor& dst) override;
+  void fill(const Tensor& dst, double value) override;
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;
+  void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) override;
+  void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
+  void reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) override;
+
+  ClDevice& device(int index) const;
+  // Why no device was found, when none was.
+  const std::string& absent_reason() const noexcept { return m_absent_reason; }
+
+ private:
+  std::vector<std::unique_ptr<ClDevice>> m_devices;
+  std::string m_absent_reason;
+};
+
+// The cl_mem behind a tensor's storage, and the tensor's first element counted in elements.
+inline cl_mem buffer_of(const Tensor& t) { return static_cast<cl_mem>(t.storage()->data()); }
+
+}  // namespace accelera::opencl

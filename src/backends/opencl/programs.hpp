@@ -1,0 +1,65 @@
+#pragma once
+// Building and launching the backend's own OpenCL programs. Each kernel file (kernels/<name>.cl,
+// embedded at build time after kernels/common.cl) is built once per device and option set.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "backends/opencl/opencl_backend.hpp"
+
+namespace accelera::opencl {
+
+// The embedded source of kernels/<name>.cl (generated at build time).
+std::string_view embedded_source(std::string_view name);
+
+// Owns a cl_kernel.
+class Kernel {
+ public:
+  explicit Kernel(cl_kernel kernel) : m_kernel(kernel) {}
+  ~Kernel() {
+    if (m_kernel != nullptr) clReleaseKernel(m_kernel);
+  }
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+  cl_kernel get() const noexcept { return m_kernel; }
+
+ private:
+  cl_kernel m_kernel;
+};
+
+// The kernel of program `file` (named like the file) built with `options`.
+Kernel make_kernel(ClDevice& device, std::string_view file, const std::string& options);
+
+// Mirrors the Layout struct of kernels/common.cl.
+struct ClLayout {
+  cl_long dims[8];
+  cl_long strides[3][8];
+};
+inline constexpr int kMaxDims = 8;
+
+// Build options naming the element type of a dtype: "-DT=float" etc. (and ACC_INTEGER, UT for ints).
+std::string element_options(const ClDevice& device, DType dtype);
+
+// Sets kernel arguments in order.
+class KernelArgs {
+ public:
+  explicit KernelArgs(cl_kernel kernel) : m_kernel(kernel) {}
+  template <typename T>
+  KernelArgs& add(const T& value) {
+    ACC_CL_CHECK(clSetKernelArg(m_kernel, m_index++, sizeof(T), &value), "setting a kernel argument");
+    return *this;
+  }
+  KernelArgs& local(std::size_t bytes) {
+    ACC_CL_CHECK(clSetKernelArg(m_kernel, m_index++, bytes, nullptr), "setting a local-memory argument");
+    return *this;
+  }
+
+ private:
+  cl_kernel m_kernel;
+  cl_uint m_index = 0;
+};
+
+// Enqueues a 1-D launch of `global` work-items (rounded up to `local`) on the compute queue.
+void launch(ClDevice& device, const Kernel& kernel, std::size_t global, std::size_t local, const char* what);
+
+}  // namespace accelera::opencl
