@@ -8,21 +8,15 @@ Rates are best-of-N after a warm-up (the first call on an OpenCL device builds i
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
 import accelera as acc
+from bench_numpy import best_time  # same folder: run as `python bench/bench_devices.py`
 
 
 def best(fn, repeat=5):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    return best_time(fn, repeat)
 
 
 def sync(t):
