@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backends/common/reduce_axes.hpp"
 #include "backends/common/strided_loop.hpp"
 #include "backends/opencl/opencl_backend.hpp"
 #include "backends/opencl/programs.hpp"
@@ -135,24 +136,11 @@ void OpenClBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
 
 void OpenClBackend::reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   ClDevice& d = device(out.device().index);
-  std::vector<std::int64_t> kept_dims, red_dims;
-  Strides kept_out, kept_x, red_x;
-  for (std::int64_t i = 0; i < x.ndim(); ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (std::ranges::find(axes, i) != axes.end()) {
-      red_dims.push_back(x.shape()[i]);
-      red_x.push_back(x.strides()[u]);
-    } else {
-      kept_dims.push_back(x.shape()[i]);
-      kept_out.push_back(out.strides()[u]);
-      kept_x.push_back(x.strides()[u]);
-    }
-  }
-  const Shape kept_shape(kept_dims), red_shape(red_dims);
-  const Strides zeros(red_x.size(), 0);
-  const auto kept = backends::make_layout<2>(kept_shape, {&kept_out, &kept_x});
+  const auto split = backends::split_axes(x, axes, out);
+  const Strides zeros(split.reduced_x.size(), 0);
+  const auto kept = backends::make_layout<2>(split.kept_shape, {&split.kept_out, &split.kept_x});
   // The reduced layout's x strides go in slot 1, as the kernel reads them.
-  const auto reduced = backends::make_layout<2>(red_shape, {&zeros, &red_x});
+  const auto reduced = backends::make_layout<2>(split.reduced_shape, {&zeros, &split.reduced_x});
   const bool floating = is_floating(out.dtype());
   const char* acc = floating ? (d.fp64 ? "double" : "float") : "long";
   const char* lowest = floating ? "(-INFINITY)" : (out.dtype() == DType::i32 ? "INT_MIN" : "LONG_MIN");

@@ -2,6 +2,7 @@
 // copy where Note [BLAS layouts] allows and are packed on the device otherwise.
 #include <clblast.h>
 
+#include "backends/common/batch_matrix.hpp"
 #include "backends/common/blas_layout.hpp"
 #include "backends/opencl/opencl_backend.hpp"
 
@@ -22,18 +23,6 @@ GemmOperand operand(const Tensor& matrix) {
             static_cast<std::size_t>(op->ld)};
   }
   return {matrix.clone(), clblast::Transpose::kNo, static_cast<std::size_t>(std::max<std::int64_t>(cols, 1))};
-}
-
-// The 2-D matrix of batch `index` of a (..., rows, cols) view.
-Tensor batch_matrix(const Tensor& t, std::int64_t index, const Shape& batch_shape) {
-  Tensor m = t;
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(batch_shape.ndim()));
-  for (std::int64_t d = batch_shape.ndim() - 1; d >= 0; --d) {
-    idx[static_cast<std::size_t>(d)] = index % batch_shape[d];
-    index /= batch_shape[d];
-  }
-  for (auto i : idx) m = m.select(0, i);
-  return m;
 }
 
 const char* blast_status(clblast::StatusCode code) {
@@ -68,9 +57,9 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) 
   const Shape batch_shape(std::span(out.shape().dims()).first(static_cast<std::size_t>(nd - 2)));
   const std::int64_t batches = batch_shape.numel();
   for (std::int64_t i = 0; i < batches; ++i) {
-    const GemmOperand ga = operand(batch_matrix(a, i, batch_shape));
-    const GemmOperand gb = operand(batch_matrix(b, i, batch_shape));
-    const Tensor c = batch_matrix(out, i, batch_shape);
+    const GemmOperand ga = operand(backends::batch_matrix(a, i, batch_shape));
+    const GemmOperand gb = operand(backends::batch_matrix(b, i, batch_shape));
+    const Tensor c = backends::batch_matrix(out, i, batch_shape);
     const auto um = static_cast<std::size_t>(m), un = static_cast<std::size_t>(n), uk = static_cast<std::size_t>(k);
     if (out.dtype() == DType::f32) {
       gemm<float>(d, ga, gb, c, um, un, uk);

@@ -7,6 +7,7 @@
 #include <climits>
 #include <optional>
 
+#include "backends/common/batch_matrix.hpp"
 #include "backends/common/blas_layout.hpp"
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/kernels.hpp"
@@ -26,16 +27,6 @@ std::optional<BlasView> blas_view(const void* data, std::int64_t rows, std::int6
   const auto op = backends::blas_operand(rows, cols, rs, cs);
   if (!op) return std::nullopt;
   return BlasView{data, op->transposed ? CblasTrans : CblasNoTrans, op->ld};
-}
-
-// Packs a rows x cols strided view into a contiguous temporary on the same device.
-Tensor pack(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs,
-            const Tensor& like) {
-  const Tensor view = Tensor::from_blob(const_cast<void*>(data), Shape{rows, cols}, Strides{rs, cs}, like.dtype(),
-                                        like.device(), nullptr);
-  Tensor packed = Tensor::empty(Shape{rows, cols}, like.dtype(), like.device());
-  copy_kernel(view, packed);
-  return packed;
 }
 
 template <typename T>
@@ -70,36 +61,26 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out) {
   }
   const Shape batch_shape(std::span(out.shape().dims()).first(static_cast<std::size_t>(nd - 2)));
   const std::int64_t batches = batch_shape.numel();
-  const auto sa = a.strides(), sb = b.strides(), so = out.strides();
-  const auto u = [](std::int64_t i) { return static_cast<std::size_t>(i); };
   // out is always a fresh contiguous tensor (ops allocate it), so C needs no packing.
-  ACC_ASSERT(so[u(nd - 1)] == 1 || n == 1, "matmul output must be row-contiguous");
+  ACC_ASSERT(out.strides()[static_cast<std::size_t>(nd - 1)] == 1 || n == 1, "matmul output must be row-contiguous");
   for (std::int64_t bi = 0; bi < batches; ++bi) {
-    std::int64_t oa = 0, ob = 0, oc = 0, rem = bi;
-    for (std::int64_t d = nd - 3; d >= 0; --d) {
-      const std::int64_t i = rem % batch_shape[d];
-      rem /= batch_shape[d];
-      oa += i * sa[u(d)];
-      ob += i * sb[u(d)];
-      oc += i * so[u(d)];
-    }
-    const T* ap = a.data<T>() + oa;
-    const T* bp = b.data<T>() + ob;
-    Tensor a_packed, b_packed;
-    auto av = blas_view(ap, m, k, sa[u(nd - 2)], sa[u(nd - 1)]);
+    // Each operand maps onto BLAS as it is, or is packed into a contiguous copy.
+    Tensor am = backends::batch_matrix(a, bi, batch_shape);
+    Tensor bm = backends::batch_matrix(b, bi, batch_shape);
+    const Tensor cm = backends::batch_matrix(out, bi, batch_shape);
+    auto av = blas_view(am.data_ptr(), m, k, am.strides()[0], am.strides()[1]);
     if (!av) {
-      a_packed = pack(ap, m, k, sa[u(nd - 2)], sa[u(nd - 1)], a);
-      av = BlasView{a_packed.data_ptr(), CblasNoTrans, k};
+      am = am.contiguous();
+      av = BlasView{am.data_ptr(), CblasNoTrans, k};
     }
-    auto bv = blas_view(bp, k, n, sb[u(nd - 2)], sb[u(nd - 1)]);
+    auto bv = blas_view(bm.data_ptr(), k, n, bm.strides()[0], bm.strides()[1]);
     if (!bv) {
-      b_packed = pack(bp, k, n, sb[u(nd - 2)], sb[u(nd - 1)], b);
-      bv = BlasView{b_packed.data_ptr(), CblasNoTrans, n};
+      bm = bm.contiguous();
+      bv = BlasView{bm.data_ptr(), CblasNoTrans, n};
     }
-    T* cp = out.data<T>() + oc;
-    const std::int64_t ldc = std::max<std::int64_t>(so[u(nd - 2)], 1);
+    const std::int64_t ldc = std::max<std::int64_t>(cm.strides()[0], 1);
     gemm<T>(av->trans, bv->trans, m, n, k, static_cast<const T*>(av->data), av->ld,
-            static_cast<const T*>(bv->data), bv->ld, cp, ldc);
+            static_cast<const T*>(bv->data), bv->ld, cm.data<T>(), ldc);
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/kernels.hpp"
+#include "backends/common/reduce_axes.hpp"
 #include "backends/common/strided_loop.hpp"
 
 namespace accelera::cpu {
@@ -68,30 +69,6 @@ typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, t
   return acc;
 }
 
-struct Split {
-  Shape kept_shape, reduced_shape;
-  Strides kept_x, kept_out, reduced_x;
-};
-
-Split split_axes(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
-  std::vector<std::int64_t> kd, rd;
-  Split s;
-  for (std::int64_t i = 0; i < x.ndim(); ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (std::ranges::find(axes, i) != axes.end()) {
-      rd.push_back(x.shape()[i]);
-      s.reduced_x.push_back(x.strides()[u]);
-    } else {
-      kd.push_back(x.shape()[i]);
-      s.kept_x.push_back(x.strides()[u]);
-      s.kept_out.push_back(out.strides()[u]);
-    }
-  }
-  s.kept_shape = Shape(std::move(kd));
-  s.reduced_shape = Shape(std::move(rd));
-  return s;
-}
-
 template <typename Op, typename T>
 typename Op::Acc reduce_one(const T* base, const LoopLayout<1>& reduced, std::int64_t begin, std::int64_t end) {
   auto acc = Op::init();
@@ -104,7 +81,7 @@ typename Op::Acc reduce_one(const T* base, const LoopLayout<1>& reduced, std::in
 template <typename Op, typename T>
 void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   using Acc = typename Op::Acc;
-  const Split s = split_axes(x, axes, out);
+  const auto s = backends::split_axes(x, axes, out);
   const std::int64_t count = s.reduced_shape.numel();
   const T* xb = x.data<T>();
   T* ob = out.data<T>();
