@@ -30,6 +30,42 @@ enum class BinaryOp { add, subtract, multiply, divide };
 enum class UnaryOp { neg, exp, log, tanh, relu, sigmoid };
 enum class ReduceOp { sum, mean, max };
 
+// Note [Streams and events]
+// Every device offers three in-order streams (queues): `compute` runs kernels, `upload` host->device copies,
+// `download` device->host copies. Work on one stream runs in order; across streams, only events order it:
+// record an event after work on one stream and make another stream wait for it. Kernels (the op methods
+// below) are enqueued on `compute` and may still be running when they return. The synchronous copies
+// (copy_from_host, copy_to_host) wait for everything queued on `compute` first, so code that uses only
+// them and the ops never sees a race. On the CPU everything runs at once and events are always complete.
+enum class Stream : int { compute = 0, upload = 1, download = 2 };
+
+// A point in a stream's work. Backends derive from it.
+class Event {
+ public:
+  virtual ~Event() = default;
+  virtual void synchronize() = 0;  // blocks the host until the work before the event has finished
+  virtual bool query() = 0;        // true once that work has finished
+};
+using EventPtr = std::shared_ptr<Event>;
+
+// Host memory for staging transfers: page-locked (pinned) where the device API offers it, so copies run at
+// full bus speed and asynchronously; plain aligned memory elsewhere. Backends derive from it.
+class HostBuffer {
+ public:
+  virtual ~HostBuffer() = default;
+  void* data() const noexcept { return m_data; }
+  std::size_t size() const noexcept { return m_size; }
+  bool pinned() const noexcept { return m_pinned; }
+
+ protected:
+  HostBuffer(void* data, std::size_t size, bool pinned) : m_data(data), m_size(size), m_pinned(pinned) {}
+
+ private:
+  void* m_data;
+  std::size_t m_size;
+  bool m_pinned;
+};
+
 std::string_view binary_op_name(BinaryOp op) noexcept;
 std::string_view unary_op_name(UnaryOp op) noexcept;
 std::string_view reduce_op_name(ReduceOp op) noexcept;
@@ -49,6 +85,19 @@ class Backend {
   virtual void copy_from_host(const Tensor& dst, const void* src) = 0;
   virtual void copy_to_host(void* dst, const Tensor& src) = 0;
   virtual void synchronize(int index) = 0;
+
+  // Asynchronous copies (see Note [Streams and events]): enqueued on `stream` and ordered only by it; the
+  // host memory must stay valid and untouched until an event recorded after the copy has completed. `dst`
+  // and `src` are contiguous tensors on this backend's devices.
+  virtual void copy_from_host_async(const Tensor& dst, const void* src, Stream stream) = 0;
+  virtual void copy_to_host_async(void* dst, const Tensor& src, Stream stream) = 0;
+  virtual EventPtr record_event(int index, Stream stream) = 0;
+  // Work enqueued on `stream` after this call starts only once `event` has completed.
+  virtual void stream_wait(int index, Stream stream, const Event& event) = 0;
+  virtual void synchronize_stream(int index, Stream stream) = 0;
+  // Staging memory for transfers to and from device `index` (pinned where possible). Throws
+  // OutOfMemoryError when the host cannot provide it.
+  virtual std::unique_ptr<HostBuffer> allocate_host(int index, std::size_t nbytes) = 0;
 
   // Kernels (see Note [Backend contract]).
   // dst = src converted to dst's dtype; same shape, any strides on both sides.

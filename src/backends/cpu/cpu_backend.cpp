@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -81,6 +82,36 @@ void CpuBackend::copy_from_host(const Tensor& dst, const void* src) {
 void CpuBackend::copy_to_host(void* dst, const Tensor& src) { std::memcpy(dst, src.data_ptr(), src.nbytes()); }
 
 void CpuBackend::synchronize(int) {}
+
+namespace {
+
+// The CPU runs everything at once: an event is complete when it is recorded.
+class CompletedEvent final : public Event {
+ public:
+  void synchronize() override {}
+  bool query() override { return true; }
+};
+
+class AlignedHostBuffer final : public HostBuffer {
+ public:
+  AlignedHostBuffer(void* data, std::size_t size) : HostBuffer(data, size, false) {}
+  ~AlignedHostBuffer() override { std::free(data()); }
+};
+
+}  // namespace
+
+void CpuBackend::copy_from_host_async(const Tensor& dst, const void* src, Stream) { copy_from_host(dst, src); }
+void CpuBackend::copy_to_host_async(void* dst, const Tensor& src, Stream) { copy_to_host(dst, src); }
+EventPtr CpuBackend::record_event(int, Stream) { return std::make_shared<CompletedEvent>(); }
+void CpuBackend::stream_wait(int, Stream, const Event&) {}
+void CpuBackend::synchronize_stream(int, Stream) {}
+
+std::unique_ptr<HostBuffer> CpuBackend::allocate_host(int, std::size_t nbytes) {
+  constexpr std::size_t align = 64;
+  void* data = std::aligned_alloc(align, std::max<std::size_t>(align, (nbytes + align - 1) / align * align));
+  ACC_CHECK(data != nullptr, OutOfMemoryError, "cannot allocate {} bytes of host staging memory", nbytes);
+  return std::make_unique<AlignedHostBuffer>(data, nbytes);
+}
 
 void CpuBackend::copy(const Tensor& src, const Tensor& dst) { copy_kernel(src, dst); }
 void CpuBackend::fill(const Tensor& dst, double value) { fill_kernel(dst, value); }

@@ -23,6 +23,12 @@ class CpuBackend final : public Backend {
   void copy_from_host(const Tensor& dst, const void* src) override;
   void copy_to_host(void* dst, const Tensor& src) override;
   void synchronize(int index) override;
+  void copy_from_host_async(const Tensor& dst, const void* src, Stream stream) override;
+  void copy_to_host_async(void* dst, const Tensor& src, Stream stream) override;
+  EventPtr record_event(int index, Stream stream) override;
+  void stream_wait(int index, Stream stream, const Event& event) override;
+  void synchronize_stream(int index, Stream stream) override;
+  std::unique_ptr<HostBuffer> allocate_host(int index, std::size_t nbytes) override;
 
   void copy(const Tensor& src, const Tensor& dst) override;
   void fill(const Tensor& dst, double value) override;

@@ -87,11 +87,11 @@ void OpenClBackend::fill(const Tensor& dst, double value) {
   // The pattern is the value converted exactly as the CPU backend converts it.
   const Tensor pattern = Tensor::empty(Shape{}, dst.dtype());
   backend_for(Device::cpu()).fill(pattern, value);
-  ACC_CL_CHECK(clEnqueueFillBuffer(d.compute, buffer_of(dst), pattern.data_ptr(), dst.itemsize(),
+  ACC_CL_CHECK(clEnqueueFillBuffer(d.compute(), buffer_of(dst), pattern.data_ptr(), dst.itemsize(),
                                    dst.offset() * dst.itemsize(), dst.nbytes(), 0, nullptr, nullptr),
                "filling a buffer");
   // The pattern lives on the host stack of this call: the fill must have read it before we return.
-  ACC_CL_CHECK(clFinish(d.compute), "waiting for a fill");
+  ACC_CL_CHECK(clFinish(d.compute()), "waiting for a fill");
 }
 
 void OpenClBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {

@@ -33,7 +33,7 @@ const char* blast_status(clblast::StatusCode code) {
 template <typename T>
 void gemm(ClDevice& d, const GemmOperand& a, const GemmOperand& b, const Tensor& c, std::size_t m, std::size_t n,
           std::size_t k) {
-  cl_command_queue queue = d.compute;
+  cl_command_queue queue = d.compute();
   const auto status = clblast::Gemm<T>(
       clblast::Layout::kRowMajor, a.trans, b.trans, m, n, k, T{1}, buffer_of(a.matrix),
       static_cast<std::size_t>(a.matrix.offset()), a.ld, buffer_of(b.matrix), static_cast<std::size_t>(b.matrix.offset()),

@@ -55,17 +55,18 @@ ClDevice::ClDevice(cl_platform_id p, cl_device_id d) : platform(p), id(d) {
   cl_int status = CL_SUCCESS;
   context = clCreateContext(nullptr, 1, &d, nullptr, nullptr, &status);
   ACC_CL_CHECK(status, "creating a context for " + name);
-  compute = clCreateCommandQueue(context, d, 0, &status);
-  ACC_CL_CHECK(status, "creating the compute queue of " + name);
-  transfer = clCreateCommandQueue(context, d, 0, &status);
-  ACC_CL_CHECK(status, "creating the transfer queue of " + name);
+  for (cl_command_queue& queue : queues) {
+    queue = clCreateCommandQueue(context, d, 0, &status);
+    ACC_CL_CHECK(status, "creating a command queue of " + name);
+  }
   allocator = std::make_unique<BufferAllocator>(context);
 }
 
 ClDevice::~ClDevice() {
   for (auto& [key, program] : programs) clReleaseProgram(program);
-  if (transfer != nullptr) clReleaseCommandQueue(transfer);
-  if (compute != nullptr) clReleaseCommandQueue(compute);
+  for (cl_command_queue queue : queues) {
+    if (queue != nullptr) clReleaseCommandQueue(queue);
+  }
   if (context != nullptr) clReleaseContext(context);
 }
 
@@ -119,25 +120,24 @@ void OpenClBackend::copy_from_host(const Tensor& dst, const void* src) {
   ClDevice& d = device(dst.device().index);
   if (dst.nbytes() == 0) return;
   // Kernels still queued may read the destination's previous contents: order after them.
-  ACC_CL_CHECK(clFinish(d.compute), "waiting for kernels before a host-to-device copy");
-  ACC_CL_CHECK(clEnqueueWriteBuffer(d.transfer, buffer_of(dst), CL_TRUE, dst.offset() * dst.itemsize(), dst.nbytes(),
-                                    src, 0, nullptr, nullptr),
+  ACC_CL_CHECK(clFinish(d.compute()), "waiting for kernels before a host-to-device copy");
+  ACC_CL_CHECK(clEnqueueWriteBuffer(d.queue(Stream::upload), buffer_of(dst), CL_TRUE, dst.offset() * dst.itemsize(),
+                                    dst.nbytes(), src, 0, nullptr, nullptr),
                "copying to " + dst.device().str());
 }
 
 void OpenClBackend::copy_to_host(void* dst, const Tensor& src) {
   ClDevice& d = device(src.device().index);
   if (src.nbytes() == 0) return;
-  ACC_CL_CHECK(clFinish(d.compute), "waiting for kernels before a device-to-host copy");
-  ACC_CL_CHECK(clEnqueueReadBuffer(d.transfer, buffer_of(src), CL_TRUE, src.offset() * src.itemsize(), src.nbytes(),
-                                   dst, 0, nullptr, nullptr),
+  ACC_CL_CHECK(clFinish(d.compute()), "waiting for kernels before a device-to-host copy");
+  ACC_CL_CHECK(clEnqueueReadBuffer(d.queue(Stream::download), buffer_of(src), CL_TRUE,
+                                   src.offset() * src.itemsize(), src.nbytes(), dst, 0, nullptr, nullptr),
                "copying from " + src.device().str());
 }
 
 void OpenClBackend::synchronize(int index) {
   ClDevice& d = device(index);
-  ACC_CL_CHECK(clFinish(d.compute), "synchronizing the compute queue");
-  ACC_CL_CHECK(clFinish(d.transfer), "synchronizing the transfer queue");
+  for (cl_command_queue queue : d.queues) ACC_CL_CHECK(clFinish(queue), "synchronizing a command queue");
 }
 
 }  // namespace accelera::opencl

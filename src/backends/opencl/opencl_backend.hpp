@@ -31,8 +31,10 @@ struct ClDevice {
   cl_platform_id platform;
   cl_device_id id;
   cl_context context = nullptr;
-  cl_command_queue compute = nullptr;  // kernels
-  cl_command_queue transfer = nullptr;  // host <-> device copies
+  // One in-order queue per Stream (see Note [Streams and events]).
+  cl_command_queue queues[3] = {nullptr, nullptr, nullptr};
+  cl_command_queue queue(Stream stream) const noexcept { return queues[static_cast<int>(stream)]; }
+  cl_command_queue compute() const noexcept { return queue(Stream::compute); }
   std::string name, vendor, driver_version, device_version;
   std::int64_t global_memory = 0;
   int compute_units = 0;
@@ -57,6 +59,12 @@ class OpenClBackend final : public Backend {
   void copy_from_host(const Tensor& dst, const void* src) override;
   void copy_to_host(void* dst, const Tensor& src) override;
   void synchronize(int index) override;
+  void copy_from_host_async(const Tensor& dst, const void* src, Stream stream) override;
+  void copy_to_host_async(void* dst, const Tensor& src, Stream stream) override;
+  EventPtr record_event(int index, Stream stream) override;
+  void stream_wait(int index, Stream stream, const Event& event) override;
+  void synchronize_stream(int index, Stream stream) override;
+  std::unique_ptr<HostBuffer> allocate_host(int index, std::size_t nbytes) override;
 
   void copy(const Tensor& src, const Tensor& dst) override;
   void fill(const Tensor& dst, double value) override;

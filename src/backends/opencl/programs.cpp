@@ -69,7 +69,7 @@ std::string element_options(const ClDevice& device, DType dtype) {
 
 void launch(ClDevice& device, const Kernel& kernel, std::size_t global, std::size_t local, const char* what) {
   const std::size_t rounded = (global + local - 1) / local * local;
-  ACC_CL_CHECK(clEnqueueNDRangeKernel(device.compute, kernel.get(), 1, nullptr, &rounded, &local, 0, nullptr,
+  ACC_CL_CHECK(clEnqueueNDRangeKernel(device.compute(), kernel.get(), 1, nullptr, &rounded, &local, 0, nullptr,
                                       nullptr),
                what);
 }
