@@ -13,6 +13,7 @@
 #include "accelera/core/allocator.hpp"
 #include "accelera/core/device.hpp"
 #include "accelera/core/tensor.hpp"
+#include "accelera/kernel.hpp"
 
 namespace accelera {
 
@@ -109,6 +110,11 @@ class Backend {
   virtual void unary(UnaryOp op, const Tensor& x, const Tensor& out) = 0;
   // out has x's rank with the reduced axes of extent 1; axes are sorted and unique.
   virtual void reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) = 0;
+
+  // Builds a user kernel from source (see accelera/kernel.hpp). Backends without run-time compilation
+  // raise NotSupportedError.
+  virtual std::shared_ptr<CompiledKernel> compile_kernel(int index, const std::string& name,
+                                                         const std::string& source, const std::string& options);
 };
 
 // The backend serving a device. Throws DeviceError saying "built without X support", "no X device

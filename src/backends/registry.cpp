@@ -150,3 +150,13 @@ std::string_view reduce_op_name(ReduceOp op) noexcept {
 }
 
 }  // namespace accelera
+
+namespace accelera {
+
+std::shared_ptr<CompiledKernel> Backend::compile_kernel(int, const std::string& name, const std::string&,
+                                                        const std::string&) {
+  throw NotSupportedError(fmt::format("cannot compile kernel '{}': the {} backend has no run-time kernel compiler",
+                                      name, device_kind_name(kind())));
+}
+
+}  // namespace accelera

@@ -1,0 +1,141 @@
+#include "core/kernel_cache.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "accelera/core/config.hpp"
+#include "core/log.hpp"
+
+namespace accelera::detail {
+
+namespace {
+
+constexpr std::string_view kMagic = "ACCELERA-KERNEL-CACHE 1\n";
+
+struct Counters {
+  std::atomic<std::int64_t> hits{0}, misses{0}, rejected{0}, stores{0}, store_failures{0};
+};
+Counters g_counters;
+
+bool cache_enabled() { return !config().kernel_cache_dir.empty() && config().kernel_cache_dir != "off"; }
+
+void reject(const std::filesystem::path& path, const char* why) {
+  ACC_LOG_WARN("kernel cache entry {} is {}: removed, the kernel is rebuilt", path.string(), why);
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  ++g_counters.rejected;
+  ++g_counters.misses;
+}
+
+}  // namespace
+
+std::uint64_t fnv1a64(std::string_view bytes) noexcept {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string kernel_cache_path(std::string_view key) {
+  if (!cache_enabled()) return {};
+  return fmt::format("{}/{:016x}.bin", config().kernel_cache_dir, fnv1a64(key));
+}
+
+std::optional<std::string> kernel_cache_load(std::string_view key) {
+  if (!cache_enabled()) return std::nullopt;
+  const std::filesystem::path path = kernel_cache_path(key);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ++g_counters.misses;
+    return std::nullopt;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string file = buffer.str();
+  // Layout: magic, key length (decimal) '\n', key, payload length '\n', checksum (hex) '\n', payload.
+  std::size_t pos = 0;
+  auto read_line = [&](std::string& out) {
+    const std::size_t end = file.find('\n', pos);
+    if (end == std::string::npos) return false;
+    out = file.substr(pos, end - pos);
+    pos = end + 1;
+    return true;
+  };
+  if (file.compare(0, kMagic.size(), kMagic) != 0) {
+    reject(path, "not a cache entry");
+    return std::nullopt;
+  }
+  pos = kMagic.size();
+  std::string key_length, payload_length, checksum;
+  if (!read_line(key_length)) {
+    reject(path, "truncated");
+    return std::nullopt;
+  }
+  const std::size_t key_size = std::strtoull(key_length.c_str(), nullptr, 10);
+  if (file.size() - pos < key_size || file.compare(pos, key_size, key) != 0 || key_size != key.size()) {
+    reject(path, "for another key (stale or colliding)");
+    return std::nullopt;
+  }
+  pos += key_size;
+  if (!read_line(payload_length) || !read_line(checksum)) {
+    reject(path, "truncated");
+    return std::nullopt;
+  }
+  const std::size_t payload_size = std::strtoull(payload_length.c_str(), nullptr, 10);
+  if (file.size() - pos != payload_size) {
+    reject(path, "truncated");
+    return std::nullopt;
+  }
+  std::string payload = file.substr(pos);
+  if (checksum != fmt::format("{:016x}", fnv1a64(payload))) {
+    reject(path, "corrupt (checksum mismatch)");
+    return std::nullopt;
+  }
+  ++g_counters.hits;
+  return payload;
+}
+
+void kernel_cache_store(std::string_view key, std::string_view payload) {
+  if (!cache_enabled()) return;
+  const std::filesystem::path path = kernel_cache_path(key);
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  const std::filesystem::path temp =
+      path.string() + fmt::format(".tmp{}.{}", getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << kMagic << key.size() << '\n' << key << payload.size() << '\n'
+        << fmt::format("{:016x}", fnv1a64(payload)) << '\n' << payload;
+    out.close();
+    if (!out) {
+      ACC_LOG_WARN("cannot write the kernel cache entry {}: the kernel is rebuilt next time", temp.string());
+      std::filesystem::remove(temp, ec);
+      ++g_counters.store_failures;
+      return;
+    }
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    ACC_LOG_WARN("cannot write the kernel cache entry {}: {}", path.string(), ec.message());
+    std::filesystem::remove(temp, ec);
+    ++g_counters.store_failures;
+    return;
+  }
+  ++g_counters.stores;
+}
+
+KernelCacheStats kernel_cache_stats() {
+  return {g_counters.hits.load(), g_counters.misses.load(), g_counters.rejected.load(), g_counters.stores.load(),
+          g_counters.store_failures.load()};
+}
+
+}  // namespace accelera::detail
