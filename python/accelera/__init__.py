@@ -9,10 +9,12 @@ from __future__ import annotations
 from . import _core, _dtypes
 from ._core import (
     ArgumentError,
+    CompiledKernel,
     DeviceError,
     DTypeError,
     Error,
     InternalError,
+    KernelManager,
     NotSupportedError,
     OutOfMemoryError,
     ShapeError,
@@ -89,7 +91,7 @@ def ones(shape, dtype=float32, device=None) -> Tensor:
 
 
 __all__ = [
-    "ArgumentError", "DType", "DTypeError", "DeviceError", "Error", "InternalError", "NotSupportedError",
+    "ArgumentError", "CompiledKernel", "KernelManager", "DType", "DTypeError", "DeviceError", "Error", "InternalError", "NotSupportedError",
     "OutOfMemoryError", "ShapeError", "Tensor", "__version__", "add", "asarray", "bfloat16", "bool_",
     "compiled_backends", "default_device", "devices", "divide", "dtype", "empty_cache", "exp", "float16",
     "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "mean",

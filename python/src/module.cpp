@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
   bind_ops(m);
   bind_devices(m);
   bind_cli(m);
+  bind_kernels(m);
 }

@@ -26,7 +26,7 @@ Counters g_counters;
 
 bool cache_enabled() { return !config().kernel_cache_dir.empty() && config().kernel_cache_dir != "off"; }
 
-void reject(const std::filesystem::path& path, const char* why) {
+void reject(const std::filesystem::path& path, std::string_view why) {
   ACC_LOG_WARN("kernel cache entry {} is {}: removed, the kernel is rebuilt", path.string(), why);
   std::error_code ec;
   std::filesystem::remove(path, ec);
@@ -131,6 +131,12 @@ void kernel_cache_store(std::string_view key, std::string_view payload) {
     return;
   }
   ++g_counters.stores;
+}
+
+void kernel_cache_discard(std::string_view key, std::string_view why) {
+  if (!cache_enabled()) return;
+  --g_counters.hits;  // the load that returned it counted a hit: it is a miss after all
+  reject(kernel_cache_path(key), why);
 }
 
 KernelCacheStats kernel_cache_stats() {

@@ -27,6 +27,9 @@ struct KernelCacheStats {
 std::string kernel_cache_path(std::string_view key);
 std::optional<std::string> kernel_cache_load(std::string_view key);
 void kernel_cache_store(std::string_view key, std::string_view payload);
+// Removes an entry that loaded fine but that the driver rejected (e.g. after a driver update that kept its
+// version string); counted as rejected.
+void kernel_cache_discard(std::string_view key, std::string_view why);
 KernelCacheStats kernel_cache_stats();
 // 64-bit FNV-1a, used for file names and payload checksums.
 std::uint64_t fnv1a64(std::string_view bytes) noexcept;

@@ -43,6 +43,12 @@ void BufferAllocator::raw_free(void* ptr, std::size_t) noexcept {
 }
 
 ClDevice::ClDevice(cl_platform_id p, cl_device_id d) : platform(p), id(d) {
+  std::size_t size = 0;
+  ACC_CL_CHECK(clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &size), "querying the platform name");
+  platform_name.resize(size);
+  ACC_CL_CHECK(clGetPlatformInfo(p, CL_PLATFORM_NAME, size, platform_name.data(), nullptr),
+               "querying the platform name");
+  while (!platform_name.empty() && platform_name.back() == '\0') platform_name.pop_back();
   name = device_string(d, CL_DEVICE_NAME);
   vendor = device_string(d, CL_DEVICE_VENDOR);
   driver_version = device_string(d, CL_DRIVER_VERSION);

@@ -35,7 +35,7 @@ struct ClDevice {
   cl_command_queue queues[3] = {nullptr, nullptr, nullptr};
   cl_command_queue queue(Stream stream) const noexcept { return queues[static_cast<int>(stream)]; }
   cl_command_queue compute() const noexcept { return queue(Stream::compute); }
-  std::string name, vendor, driver_version, device_version;
+  std::string platform_name, name, vendor, driver_version, device_version;
   std::int64_t global_memory = 0;
   int compute_units = 0;
   bool fp64 = false;
@@ -72,6 +72,8 @@ class OpenClBackend final : public Backend {
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) override;
   void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
   void reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) override;
+  std::shared_ptr<CompiledKernel> compile_kernel(int index, const std::string& name, const std::string& source,
+                                                 const std::string& options) override;
 
   ClDevice& device(int index) const;
   // Why no device was found, when none was.

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/kernel_cache.hpp"
 #include "core/log.hpp"
 
 namespace accelera::opencl {
@@ -17,23 +18,75 @@ std::string build_log(cl_program program, cl_device_id device) {
   return log;
 }
 
-cl_program build(ClDevice& device, std::string_view file, const std::string& options) {
-  const std::string source = std::string(embedded_source("common")) + "\n" + std::string(embedded_source(file));
+// The device's binary of a built program, or empty when the driver offers none.
+std::string program_binary(cl_program program) {
+  std::size_t size = 0;
+  ACC_CL_CHECK(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr),
+               "querying a program binary size");
+  std::string binary(size, '\0');
+  unsigned char* data = reinterpret_cast<unsigned char*>(binary.data());
+  if (size > 0) {
+    ACC_CL_CHECK(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(data), &data, nullptr),
+                 "reading a program binary");
+  }
+  return binary;
+}
+
+// A program from a cached binary, or nullptr when the driver rejects it (a stale entry: it is rebuilt).
+cl_program program_from_binary(ClDevice& device, const std::string& binary, const std::string& options) {
+  const auto* data = reinterpret_cast<const unsigned char*>(binary.data());
+  const std::size_t size = binary.size();
+  cl_int binary_status = CL_SUCCESS;
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithBinary(device.context, 1, &device.id, &size, &data, &binary_status, &status);
+  if (status == CL_SUCCESS && binary_status == CL_SUCCESS) {
+    status = clBuildProgram(program, 1, &device.id, options.c_str(), nullptr, nullptr);
+    if (status == CL_SUCCESS) return program;
+  }
+  if (program != nullptr) clReleaseProgram(program);
+  return nullptr;
+}
+
+}  // namespace
+
+std::string program_cache_key(const ClDevice& device, const std::string& source, const std::string& options) {
+  return fmt::format("opencl\n{}\n{}\n{}\n{}\n{}\n{}", device.platform_name, device.name, device.driver_version,
+                     device.device_version, options, source);
+}
+
+cl_program build_program(ClDevice& device, const std::string& source, const std::string& options,
+                         const std::string& what, BuildFailure on_failure) {
+  const std::string key = program_cache_key(device, source, options);
+  if (auto binary = detail::kernel_cache_load(key)) {
+    if (cl_program program = program_from_binary(device, *binary, options)) return program;
+    detail::kernel_cache_discard(key, fmt::format("rejected by {}", device.name));
+  }
   const char* text = source.c_str();
   const std::size_t length = source.size();
   cl_int status = CL_SUCCESS;
   cl_program program = clCreateProgramWithSource(device.context, 1, &text, &length, &status);
-  ACC_CL_CHECK(status, fmt::format("creating program {}.cl", file));
-  const std::string all_options = options + " -cl-std=CL1.2" + (device.fp64 ? " -DACC_FP64" : "");
-  ACC_LOG_DEBUG("building {}.cl for {} with {}", file, device.name, all_options);
-  status = clBuildProgram(program, 1, &device.id, all_options.c_str(), nullptr, nullptr);
+  ACC_CL_CHECK(status, "creating program " + what);
+  ACC_LOG_DEBUG("building {} for {} with '{}'", what, device.name, options);
+  status = clBuildProgram(program, 1, &device.id, options.c_str(), nullptr, nullptr);
   if (status != CL_SUCCESS) {
     const std::string log = build_log(program, device.id);
     clReleaseProgram(program);
-    throw InternalError(fmt::format("building {}.cl for {} failed ({}) with options '{}':\n{}", file, device.name,
-                                    status_name(status), all_options, log));
+    const std::string message = fmt::format("building {} for {} failed ({}) with options '{}'; build log:\n{}", what,
+                                            device.name, status_name(status), options, log);
+    if (on_failure == BuildFailure::user_error) throw ValueError(message);
+    throw InternalError(message);
   }
+  const std::string binary = program_binary(program);
+  if (!binary.empty()) detail::kernel_cache_store(key, binary);
   return program;
+}
+
+namespace {
+
+cl_program build_embedded(ClDevice& device, std::string_view file, const std::string& options) {
+  const std::string source = std::string(embedded_source("common")) + "\n" + std::string(embedded_source(file));
+  const std::string all_options = options + " -cl-std=CL1.2" + (device.fp64 ? " -DACC_FP64" : "");
+  return build_program(device, source, all_options, std::string(file) + ".cl", BuildFailure::internal_error);
 }
 
 }  // namespace
@@ -44,7 +97,7 @@ Kernel make_kernel(ClDevice& device, std::string_view file, const std::string& o
   {
     std::lock_guard lock(device.programs_mutex);
     auto it = device.programs.find(key);
-    if (it == device.programs.end()) it = device.programs.emplace(key, build(device, file, options)).first;
+    if (it == device.programs.end()) it = device.programs.emplace(key, build_embedded(device, file, options)).first;
     program = it->second;
   }
   cl_int status = CL_SUCCESS;

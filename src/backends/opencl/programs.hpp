@@ -12,6 +12,15 @@ namespace accelera::opencl {
 // The embedded source of kernels/<name>.cl (generated at build time).
 std::string_view embedded_source(std::string_view name);
 
+enum class BuildFailure { internal_error, user_error };
+
+// Builds `source` for the device, through the on-disk cache (Note [Kernel cache]). A build failure throws
+// InternalError (our kernels) or ValueError (user kernels) carrying the build log.
+cl_program build_program(ClDevice& device, const std::string& source, const std::string& options,
+                         const std::string& what, BuildFailure on_failure);
+// What a built program depends on: the cache key.
+std::string program_cache_key(const ClDevice& device, const std::string& source, const std::string& options);
+
 // Owns a cl_kernel.
 class Kernel {
  public:
