@@ -11,7 +11,7 @@ namespace accelera::opencl {
 
 namespace {
 
-constexpr std::size_t kLocal = 64;
+constexpr std::size_t kLocal = 256;
 
 template <std::size_t N>
 ClLayout to_cl_layout(const backends::LoopLayout<N>& layout, const char* op) {
@@ -23,6 +23,16 @@ ClLayout to_cl_layout(const backends::LoopLayout<N>& layout, const char* op) {
     for (std::size_t k = 0; k < N; ++k) cl.strides[k][d] = layout.strides[k][d];
   }
   return cl;
+}
+
+// Dense operands (one coalesced axis of unit stride) take the kernels' index-free path.
+template <std::size_t N>
+const char* contiguous_option(const backends::LoopLayout<N>& layout) {
+  if (layout.dims.size() != 1) return "";
+  for (std::size_t k = 0; k < N; ++k) {
+    if (layout.strides[k][0] != 1) return "";
+  }
+  return " -DACC_CONTIGUOUS";
 }
 
 const char* storage_macro(DType dtype, bool source) {
@@ -100,7 +110,7 @@ void OpenClBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const 
   ACC_CHECK(op != BinaryOp::divide || is_floating(out.dtype()), DTypeError, "divide computes floats only");
   const auto layout = backends::make_layout<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
   const Kernel kernel = make_kernel(
-      d, "binary", element_options(d, out.dtype()) + " " + macros[static_cast<int>(op)]);
+      d, "binary", element_options(d, out.dtype()) + " " + macros[static_cast<int>(op)] + contiguous_option(layout));
   KernelArgs(kernel.get())
       .add(static_cast<cl_int>(layout.dims.size()))
       .add(static_cast<cl_long>(layout.numel))
@@ -121,8 +131,12 @@ void OpenClBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
   const bool integer_ok = op == UnaryOp::neg || op == UnaryOp::relu;
   ACC_CHECK(integer_ok || is_floating(out.dtype()), DTypeError, "{} computes floats only", unary_op_name(op));
   const auto layout = backends::make_layout<2>(out.shape(), {&out.strides(), &x.strides()});
+  // Dense float exp and sigmoid run eight elements per work-item (kernels/unary.cl, OP8).
+  const bool vector8 = *contiguous_option(layout) != '\0' && out.dtype() == DType::f32 &&
+                       (op == UnaryOp::exp || op == UnaryOp::sigmoid);
   const Kernel kernel =
-      make_kernel(d, "unary", element_options(d, out.dtype()) + " " + macros[static_cast<int>(op)]);
+      make_kernel(d, "unary", element_options(d, out.dtype()) + " " + macros[static_cast<int>(op)] +
+                                   contiguous_option(layout));
   KernelArgs(kernel.get())
       .add(static_cast<cl_int>(layout.dims.size()))
       .add(static_cast<cl_long>(layout.numel))
@@ -131,7 +145,8 @@ void OpenClBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
       .add(static_cast<cl_long>(out.offset()))
       .add(buffer_of(x))
       .add(static_cast<cl_long>(x.offset()));
-  launch(d, kernel, static_cast<std::size_t>(layout.numel), kLocal, "launching a unary kernel");
+  const auto items = static_cast<std::size_t>(vector8 ? (layout.numel + 7) / 8 : layout.numel);
+  launch(d, kernel, items, kLocal, "launching a unary kernel");
 }
 
 void OpenClBackend::reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {

@@ -109,7 +109,7 @@ Kernel make_kernel(ClDevice& device, std::string_view file, const std::string& o
 
 std::string element_options(const ClDevice& device, DType dtype) {
   switch (dtype) {
-    case DType::f32: return "-DT=float";
+    case DType::f32: return "-DT=float -DACC_F32";
     case DType::f64:
       ACC_CHECK(device.fp64, DTypeError, "{} has no float64 support (cl_khr_fp64)", device.name);
       return "-DT=double";

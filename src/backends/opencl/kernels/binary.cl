@@ -19,7 +19,12 @@ __kernel void binary(const int ndim, const long n, const Layout L, __global T* o
                      __global const T* a, const long ao, __global const T* b, const long bo) {
   const long i = get_global_id(0);
   if (i >= n) return;
+#if defined(ACC_CONTIGUOUS)
+  // Every operand dense: no index arithmetic, and consecutive work-items touch consecutive elements.
+  out[oo + i] = OP(a[ao + i], b[bo + i]);
+#else
   long io = oo, ia = ao, ib = bo;
   ACC_OFFSETS(L, ndim, i, io, ia, ib);
   out[io] = OP(a[ia], b[ib]);
+#endif
 }
