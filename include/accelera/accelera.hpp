@@ -8,6 +8,7 @@
 #include "accelera/core/error.hpp"
 #include "accelera/core/shape.hpp"
 #include "accelera/core/tensor.hpp"
+#include "accelera/engine.hpp"
 #include "accelera/kernel.hpp"
 #include "accelera/ops.hpp"
 #include "accelera/version.hpp"

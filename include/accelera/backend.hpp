@@ -106,6 +106,9 @@ class Backend {
   virtual void fill(const Tensor& dst, double value) = 0;
   // a: (..., M, K), b: (..., K, N), out: (..., M, N), all batch extents equal; f32 or f64.
   virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  // out += a @ b for 2-D a, b, out (the out-of-core engine accumulates over K this way). Backends without
+  // it raise NotSupportedError.
+  virtual void matmul_accumulate(const Tensor& a, const Tensor& b, const Tensor& out);
   virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
   virtual void unary(UnaryOp op, const Tensor& x, const Tensor& out) = 0;
   // out has x's rank with the reduced axes of extent 1; axes are sorted and unique.

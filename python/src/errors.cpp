@@ -18,6 +18,7 @@ struct ErrorTypes {
   PyObject* oom = nullptr;
   PyObject* not_supported = nullptr;
   PyObject* internal = nullptr;
+  PyObject* cancelled = nullptr;
 };
 ErrorTypes g_types;
 
@@ -55,6 +56,9 @@ void bind_errors(nb::module_& m) {
   g_types.internal = make_type(m, "InternalError", {g_types.error, PyExc_RuntimeError},
                                "A broken invariant inside Accelera: please report it.");
 
+  g_types.cancelled = make_type(m, "CancelledError", {g_types.error},
+                                "A long call stopped by its progress callback; nothing it allocated is kept.");
+
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -70,6 +74,8 @@ void bind_errors(nb::module_& m) {
       PyErr_SetString(g_types.oom, e.what());
     } catch (const NotSupportedError& e) {
       PyErr_SetString(g_types.not_supported, e.what());
+    } catch (const CancelledError& e) {
+      PyErr_SetString(g_types.cancelled, e.what());
     } catch (const InternalError& e) {
       PyErr_SetString(g_types.internal, e.what());
     } catch (const Error& e) {

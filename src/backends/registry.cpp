@@ -153,6 +153,11 @@ std::string_view reduce_op_name(ReduceOp op) noexcept {
 
 namespace accelera {
 
+void Backend::matmul_accumulate(const Tensor&, const Tensor&, const Tensor&) {
+  throw NotSupportedError(fmt::format("the {} backend cannot accumulate a matmul into its output",
+                                      device_kind_name(kind())));
+}
+
 std::shared_ptr<CompiledKernel> Backend::compile_kernel(int, const std::string& name, const std::string&,
                                                         const std::string&) {
   throw NotSupportedError(fmt::format("cannot compile kernel '{}': the {} backend has no run-time kernel compiler",

@@ -43,6 +43,11 @@ class NotSupportedError : public Error {
  public:
   using Error::Error;
 };
+// A long call stopped because its progress callback asked it to; everything it allocated is freed.
+class CancelledError : public Error {
+ public:
+  using Error::Error;
+};
 // A broken invariant inside the library: always a bug in Accelera, never a user mistake.
 class InternalError : public Error {
  public:

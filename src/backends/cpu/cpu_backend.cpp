@@ -116,6 +116,9 @@ std::unique_ptr<HostBuffer> CpuBackend::allocate_host(int, std::size_t nbytes) {
 void CpuBackend::copy(const Tensor& src, const Tensor& dst) { copy_kernel(src, dst); }
 void CpuBackend::fill(const Tensor& dst, double value) { fill_kernel(dst, value); }
 void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) { matmul_kernel(a, b, out); }
+void CpuBackend::matmul_accumulate(const Tensor& a, const Tensor& b, const Tensor& out) {
+  matmul_kernel(a, b, out, true);
+}
 void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   binary_kernel(op, a, b, out);
 }

@@ -33,6 +33,7 @@ class CpuBackend final : public Backend {
   void copy(const Tensor& src, const Tensor& dst) override;
   void fill(const Tensor& dst, double value) override;
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;
+  void matmul_accumulate(const Tensor& a, const Tensor& b, const Tensor& out) override;
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) override;
   void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
   void reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) override;

@@ -32,25 +32,30 @@ const char* blast_status(clblast::StatusCode code) {
 
 template <typename T>
 void gemm(ClDevice& d, const GemmOperand& a, const GemmOperand& b, const Tensor& c, std::size_t m, std::size_t n,
-          std::size_t k) {
+          std::size_t k, T beta) {
   cl_command_queue queue = d.compute();
   const auto status = clblast::Gemm<T>(
       clblast::Layout::kRowMajor, a.trans, b.trans, m, n, k, T{1}, buffer_of(a.matrix),
       static_cast<std::size_t>(a.matrix.offset()), a.ld, buffer_of(b.matrix), static_cast<std::size_t>(b.matrix.offset()),
-      b.ld, T{0}, buffer_of(c), static_cast<std::size_t>(c.offset()), std::max<std::size_t>(n, 1), &queue, nullptr);
+      b.ld, beta, buffer_of(c), static_cast<std::size_t>(c.offset()), std::max<std::size_t>(n, 1), &queue, nullptr);
   ACC_CHECK(status == clblast::StatusCode::kSuccess, DeviceError, "CLBlast Gemm failed on {}: status {} ({})",
             d.name, static_cast<int>(status), blast_status(status));
 }
 
 }  // namespace
 
-void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) { run_gemm(a, b, out, false); }
+void OpenClBackend::matmul_accumulate(const Tensor& a, const Tensor& b, const Tensor& out) {
+  run_gemm(a, b, out, true);
+}
+
+void OpenClBackend::run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
   ClDevice& d = device(out.device().index);
   const std::int64_t nd = out.ndim();
   const std::int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    fill(out, 0.0);
+    if (!accumulate) fill(out, 0.0);
     return;
   }
   ACC_CHECK(out.dtype() != DType::f64 || d.fp64, DTypeError, "{} has no float64 support", d.name);
@@ -62,9 +67,9 @@ void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) 
     const Tensor c = backends::batch_matrix(out, i, batch_shape);
     const auto um = static_cast<std::size_t>(m), un = static_cast<std::size_t>(n), uk = static_cast<std::size_t>(k);
     if (out.dtype() == DType::f32) {
-      gemm<float>(d, ga, gb, c, um, un, uk);
+      gemm<float>(d, ga, gb, c, um, un, uk, accumulate ? 1.0f : 0.0f);
     } else {
-      gemm<double>(d, ga, gb, c, um, un, uk);
+      gemm<double>(d, ga, gb, c, um, un, uk, accumulate ? 1.0 : 0.0);
     }
   }
 }

@@ -69,6 +69,7 @@ class OpenClBackend final : public Backend {
   void copy(const Tensor& src, const Tensor& dst) override;
   void fill(const Tensor& dst, double value) override;
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;
+  void matmul_accumulate(const Tensor& a, const Tensor& b, const Tensor& out) override;
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) override;
   void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
   void reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) override;
@@ -80,6 +81,8 @@ class OpenClBackend final : public Backend {
   const std::string& absent_reason() const noexcept { return m_absent_reason; }
 
  private:
+  void run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate);
+
   std::vector<std::unique_ptr<ClDevice>> m_devices;
   std::string m_absent_reason;
 };

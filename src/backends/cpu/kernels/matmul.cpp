@@ -31,7 +31,7 @@ std::optional<BlasView> blas_view(const void* data, std::int64_t rows, std::int6
 
 template <typename T>
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T beta) {
   ACC_CHECK(n <= INT_MAX && k <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX, NotSupportedError,
             "matmul: a row of more than 2^31 elements (n={}, k={}) exceeds 32-bit BLAS", n, k);
   // Split M so each call stays within int range; A's row step depends on its transposition.
@@ -42,21 +42,21 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n
     T* cp = c + m0 * ldc;
     if constexpr (std::is_same_v<T, float>) {
       cblas_sgemm(CblasRowMajor, ta, tb, mb, static_cast<int>(n), static_cast<int>(k), 1.0f, ap,
-                  static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, cp, static_cast<int>(ldc));
+                  static_cast<int>(lda), b, static_cast<int>(ldb), beta, cp, static_cast<int>(ldc));
     } else {
       cblas_dgemm(CblasRowMajor, ta, tb, mb, static_cast<int>(n), static_cast<int>(k), 1.0, ap,
-                  static_cast<int>(lda), b, static_cast<int>(ldb), 0.0, cp, static_cast<int>(ldc));
+                  static_cast<int>(lda), b, static_cast<int>(ldb), beta, cp, static_cast<int>(ldc));
     }
   }
 }
 
 template <typename T>
-void run(const Tensor& a, const Tensor& b, const Tensor& out) {
+void run(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
   const std::int64_t nd = out.ndim();
   const std::int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    fill_kernel(out, 0.0);
+    if (!accumulate) fill_kernel(out, 0.0);
     return;
   }
   const Shape batch_shape(std::span(out.shape().dims()).first(static_cast<std::size_t>(nd - 2)));
@@ -80,14 +80,14 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out) {
     }
     const std::int64_t ldc = std::max<std::int64_t>(cm.strides()[0], 1);
     gemm<T>(av->trans, bv->trans, m, n, k, static_cast<const T*>(av->data), av->ld,
-            static_cast<const T*>(bv->data), bv->ld, cm.data<T>(), ldc);
+            static_cast<const T*>(bv->data), bv->ld, cm.data<T>(), ldc, accumulate ? T{1} : T{0});
   }
 }
 
 }  // namespace
 
-void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
-  dispatch_float(out.dtype(), "matmul", [&](auto t) { run<decltype(t)>(a, b, out); });
+void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
+  dispatch_float(out.dtype(), "matmul", [&](auto t) { run<decltype(t)>(a, b, out, accumulate); });
 }
 
 }  // namespace accelera::cpu

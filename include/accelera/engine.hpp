@@ -1,0 +1,113 @@
+#pragma once
+// The out-of-core matrix engine: matmul of host-resident matrices (memory-mapped ones included) larger than
+// device memory, streamed through a device in tiles with copies overlapping compute (Note [Out-of-core
+// matmul plan] in src/engine/tile_planner.hpp, Note [Streamed execution] in src/engine/stream_executor.hpp).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accelera/core/device.hpp"
+#include "accelera/core/tensor.hpp"
+
+namespace accelera {
+
+// One output tile of a caller-chosen chunking (see MatrixEngine::matmul_chunks).
+struct OutputChunk {
+  std::int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+};
+
+struct EngineOptions {
+  std::optional<Device> device;  // default: default_device()
+  bool auto_detect_memory = true;  // size tiles from the device's free memory and budget
+  std::string chunking_strategy = "adaptive";  // "row" | "tile" | "adaptive"
+  std::optional<std::int64_t> chunk_size;  // fixed tile edge; used when auto_detect_memory is false
+  bool enable_progress = true;  // a progress bar on stderr (when it is a terminal) for long calls
+  std::optional<std::int64_t> memory_budget;  // device bytes the engine may use; default: the device's
+                                              // allocator budget less what is in use
+};
+
+// Statistics of the engine's last call.
+struct RunStats {
+  std::string op;        // "matmul", "add", "multiply"
+  std::string device;    // where it computed
+  std::string strategy;  // "in-core", "row", "tile", "chunks" or "cpu"
+  bool streamed = false;
+  std::int64_t tiles = 0, k_steps = 0, tile_m = 0, tile_n = 0, tile_k = 0;
+  std::int64_t bytes_host_to_device = 0, bytes_device_to_host = 0;
+  std::int64_t peak_device_bytes = 0;  // the engine's own buffers at their highest
+  std::int64_t budget_bytes = 0;
+  std::int64_t fallbacks = 0;              // tile shrinks after out-of-memory, and CPU fallbacks
+  std::vector<std::string> fallback_log;  // one line per fallback
+  double seconds = 0;
+  double flops = 0;
+};
+
+struct EngineProgress {
+  std::int64_t tiles_done = 0, tiles_total = 0;
+  std::int64_t bytes_moved = 0;
+  double seconds = 0;
+};
+// Called after every finished tile; returning false cancels the call (CancelledError).
+using ProgressCallback = std::function<bool(const EngineProgress&)>;
+
+struct EngineMemoryInfo {
+  std::string device;
+  double gpu_utilization = 0;  // percent of the device's memory reserved by Accelera
+  double gpu_total_gb = 0, gpu_available_gb = 0, gpu_budget_gb = 0, engine_budget_gb = 0;
+  double cpu_total_gb = 0, cpu_available_gb = 0;
+};
+
+class MatrixEngine {
+ public:
+  explicit MatrixEngine(EngineOptions options = {});
+
+  // C = A @ B for 2-D float32 or float64 matrices of one dtype, anywhere (host, device, memory-mapped).
+  // The result lands in `out` when given (host or device, any strides, not overlapping the inputs), else
+  // in a new tensor: on the device when both inputs are there and it fits, on the host otherwise.
+  // Operands on the host that do not fit the budget are streamed. Inputs are never modified.
+  Tensor matmul(const Tensor& a, const Tensor& b, std::optional<std::string> chunk_strategy = std::nullopt,
+                std::optional<Tensor> out = std::nullopt);
+  // The same over output chunks chosen by the caller; they must cover C exactly once.
+  Tensor matmul_chunks(const Tensor& a, const Tensor& b, std::vector<OutputChunk> chunks,
+                       std::optional<Tensor> out = std::nullopt);
+  // Element-wise ops are bound by the bus when operands are on the host (at most bandwidth / (2 x element
+  // size) elements per second on the way in), so they run on the CPU unless both operands already live on
+  // the engine's device.
+  Tensor add(const Tensor& a, const Tensor& b);
+  Tensor multiply(const Tensor& a, const Tensor& b);
+
+  EngineMemoryInfo memory_info() const;
+  // Returns the device's cached blocks (and the engine's) to the device.
+  void cleanup();
+  void set_chunk_size(std::int64_t chunk_size);
+  void enable_auto_memory_detection(bool enabled);
+  void set_chunking_strategy(const std::string& strategy);
+  void set_memory_budget(std::optional<std::int64_t> bytes);
+  void set_progress_callback(ProgressCallback callback);
+  void set_enable_progress(bool enabled);
+
+  const RunStats& last_run() const noexcept { return m_last_run; }
+  Device device() const noexcept { return m_device; }
+  const EngineOptions& options() const noexcept { return m_options; }
+  // The device bytes a call may use now.
+  std::int64_t budget_bytes() const;
+
+ private:
+  Tensor run_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
+                    std::optional<std::vector<OutputChunk>> chunks, std::optional<Tensor> out);
+  Tensor run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out, std::int64_t in_core_bytes,
+                     RunStats& stats);
+  Tensor run_streamed_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
+                             const std::optional<std::vector<OutputChunk>>& chunks, const std::optional<Tensor>& out,
+                             std::int64_t budget, RunStats& stats);
+  Tensor elementwise(const Tensor& a, const Tensor& b, bool multiply);
+
+  EngineOptions m_options;
+  Device m_device;
+  ProgressCallback m_callback;
+  RunStats m_last_run;
+};
+
+}  // namespace accelera

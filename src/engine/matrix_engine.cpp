@@ -1,0 +1,371 @@
+#include "accelera/engine.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+
+#include "accelera/backend.hpp"
+#include "accelera/core/config.hpp"
+#include "accelera/core/error.hpp"
+#include "accelera/ops.hpp"
+#include "core/log.hpp"
+#include "engine/progress_bar.hpp"
+#include "engine/stream_executor.hpp"
+#include "engine/tile_planner.hpp"
+
+namespace accelera {
+
+namespace {
+
+using engine::OutputTile;
+using engine::Plan;
+using engine::PlanRequest;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::int64_t rounded(std::int64_t bytes) {
+  return static_cast<std::int64_t>(CachingAllocator::round_size(static_cast<std::size_t>(bytes)));
+}
+
+// dst = src across devices; dst may be any view.
+void copy_into(const Tensor& src, const Tensor& dst) {
+  const Tensor from = src.device() == dst.device() ? src : src.to(dst.device());
+  backend_for(dst.device()).copy(from, dst);
+  backend_for(dst.device()).synchronize(dst.device().index);
+}
+
+Tensor block(const Tensor& m, const OutputTile& t) {
+  return m.slice(0, t.row0, t.row0 + t.rows).slice(1, t.col0, t.col0 + t.cols);
+}
+
+std::int64_t host_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::int64_t kib = 0;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return static_cast<std::int64_t>(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+}
+
+void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out) {
+  ACC_CHECK(a.defined() && b.defined(), ValueError, "MatrixEngine.matmul: an operand is undefined");
+  ACC_CHECK(a.ndim() == 2 && b.ndim() == 2, ShapeError,
+            "MatrixEngine.matmul multiplies 2-D matrices, got {}-D and {}-D operands", a.ndim(), b.ndim());
+  ACC_CHECK(a.shape()[1] == b.shape()[0], ShapeError,
+            "MatrixEngine.matmul: shapes {} and {} do not fit (A's columns must equal B's rows)", a.shape().str(),
+            b.shape().str());
+  ACC_CHECK(a.dtype() == b.dtype(), DTypeError,
+            "MatrixEngine.matmul: operands are {} and {}; convert one with astype so that both match",
+            dtype_name(a.dtype()), dtype_name(b.dtype()));
+  ACC_CHECK(a.dtype() == DType::f32 || a.dtype() == DType::f64, DTypeError,
+            "MatrixEngine.matmul computes float32 and float64, got {}", dtype_name(a.dtype()));
+  if (!out) return;
+  ACC_CHECK(out->defined(), ValueError, "MatrixEngine.matmul: out is undefined");
+  ACC_CHECK(out->ndim() == 2 && out->shape()[0] == a.shape()[0] && out->shape()[1] == b.shape()[1], ShapeError,
+            "MatrixEngine.matmul: out has shape {}, the result is ({}, {})", out->shape().str(), a.shape()[0],
+            b.shape()[1]);
+  ACC_CHECK(out->dtype() == a.dtype(), DTypeError, "MatrixEngine.matmul: out is {}, the result is {}",
+            dtype_name(out->dtype()), dtype_name(a.dtype()));
+  ACC_CHECK(!out->storage()->is_read_only(), ValueError, "MatrixEngine.matmul: out is read-only");
+  ACC_CHECK(!out->shares_storage_with(a) && !out->shares_storage_with(b), ValueError,
+            "MatrixEngine.matmul: out shares memory with an input; results would overwrite operands still needed");
+}
+
+}  // namespace
+
+MatrixEngine::MatrixEngine(EngineOptions options) : m_options(std::move(options)) {
+  m_device = m_options.device.value_or(default_device());
+  backend_for(m_device);  // says "built without X support" or "no X device found"
+  engine::parse_strategy(m_options.chunking_strategy);
+  if (m_options.chunk_size) set_chunk_size(*m_options.chunk_size);
+  set_memory_budget(m_options.memory_budget);
+}
+
+void MatrixEngine::set_chunk_size(std::int64_t chunk_size) {
+  ACC_CHECK(chunk_size >= 1, ValueError, "chunk size must be >= 1, got {}", chunk_size);
+  m_options.chunk_size = chunk_size;
+}
+
+void MatrixEngine::enable_auto_memory_detection(bool enabled) { m_options.auto_detect_memory = enabled; }
+
+void MatrixEngine::set_chunking_strategy(const std::string& strategy) {
+  engine::parse_strategy(strategy);
+  m_options.chunking_strategy = strategy;
+}
+
+void MatrixEngine::set_memory_budget(std::optional<std::int64_t> bytes) {
+  ACC_CHECK(!bytes || *bytes > 0, ValueError, "memory budget must be positive, got {}", bytes.value_or(0));
+  m_options.memory_budget = bytes;
+}
+
+void MatrixEngine::set_progress_callback(ProgressCallback callback) { m_callback = std::move(callback); }
+void MatrixEngine::set_enable_progress(bool enabled) { m_options.enable_progress = enabled; }
+
+std::int64_t MatrixEngine::budget_bytes() const {
+  const MemoryStats stats = allocator_for(m_device).stats();
+  // Cached blocks are flushed on demand, so only live tensors count against the allocator's budget.
+  std::int64_t available = stats.budget_bytes - stats.current_bytes;
+  if (m_options.memory_budget) available = std::min(available, *m_options.memory_budget);
+  return std::max<std::int64_t>(available, 0);
+}
+
+EngineMemoryInfo MatrixEngine::memory_info() const {
+  const DeviceInfo info = backend_for(m_device).device_info(m_device.index);
+  const MemoryStats stats = allocator_for(m_device).stats();
+  EngineMemoryInfo m;
+  m.device = m_device.str();
+  m.gpu_total_gb = static_cast<double>(info.total_memory) / kGiB;
+  m.gpu_available_gb = static_cast<double>(std::max<std::int64_t>(0, stats.budget_bytes - stats.current_bytes)) / kGiB;
+  m.gpu_budget_gb = static_cast<double>(stats.budget_bytes) / kGiB;
+  m.engine_budget_gb = static_cast<double>(budget_bytes()) / kGiB;
+  m.gpu_utilization = info.total_memory > 0
+                          ? 100.0 * static_cast<double>(stats.reserved_bytes) / static_cast<double>(info.total_memory)
+                          : 0.0;
+  const DeviceInfo host = backend_for(Device::cpu()).device_info(0);
+  m.cpu_total_gb = static_cast<double>(host.total_memory) / kGiB;
+  m.cpu_available_gb = static_cast<double>(host_available_bytes()) / kGiB;
+  return m;
+}
+
+void MatrixEngine::cleanup() {
+  backend_for(m_device).synchronize(m_device.index);
+  empty_cache(m_device);
+}
+
+Tensor MatrixEngine::matmul(const Tensor& a, const Tensor& b, std::optional<std::string> chunk_strategy,
+                            std::optional<Tensor> out) {
+  const std::string strategy = chunk_strategy.value_or(m_options.chunking_strategy);
+  engine::parse_strategy(strategy);
+  return run_matmul(a, b, strategy, std::nullopt, std::move(out));
+}
+
+Tensor MatrixEngine::matmul_chunks(const Tensor& a, const Tensor& b, std::vector<OutputChunk> chunks,
+                                   std::optional<Tensor> out) {
+  return run_matmul(a, b, "tile", std::move(chunks), std::move(out));
+}
+
+Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
+                                std::optional<std::vector<OutputChunk>> chunks, std::optional<Tensor> out) {
+  check_matmul_operands(a, b, out);
+  const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  const DType dtype = a.dtype();
+  const auto e = static_cast<std::int64_t>(dtype_size(dtype));
+  RunStats stats;
+  stats.op = "matmul";
+  stats.device = m_device.str();
+  stats.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const std::int64_t budget = budget_bytes();
+  stats.budget_bytes = budget;
+  const auto start = std::chrono::steady_clock::now();
+  auto finish = [&](Tensor result) {
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m_last_run = std::move(stats);
+    return result;
+  };
+
+  // On a device, operands already there cost nothing more. On the CPU every operand counts: host memory
+  // may be a memory-mapped file far larger than RAM, which GEMM must not page through at random.
+  auto operand_bytes = [&](const Tensor& t, std::int64_t bytes) {
+    return (t.device() == m_device && !m_device.is_cpu()) ? 0 : rounded(bytes);
+  };
+  const std::int64_t in_core_bytes = operand_bytes(a, m * k * e) + operand_bytes(b, k * n * e) + rounded(m * n * e);
+  // A fixed chunk size (auto-detection off) asks for chunked execution even when everything would fit.
+  const bool fixed_chunks = !m_options.auto_detect_memory && m_options.chunk_size.has_value();
+  std::int64_t stream_budget = budget;
+  if (m == 0 || n == 0 || k == 0 || (!chunks && !fixed_chunks && in_core_bytes <= budget)) {
+    try {
+      return finish(run_in_core(a, b, out, in_core_bytes, stats));
+    } catch (const OutOfMemoryError& error) {
+      // The device could not hold what the budget promised (another user, fragmentation): stream instead.
+      if (m == 0 || n == 0 || k == 0) throw;
+      stream_budget = in_core_bytes / 2;
+      ++stats.fallbacks;
+      stats.fallback_log.push_back(fmt::format("out of device memory in core ({}); streaming within {} bytes",
+                                               error.what(), stream_budget));
+      ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
+      stats.bytes_host_to_device = stats.bytes_device_to_host = 0;
+    }
+  }
+  return finish(run_streamed_matmul(a, b, strategy, chunks, out, stream_budget, stats));
+}
+
+Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out,
+                                 std::int64_t in_core_bytes, RunStats& stats) {
+  const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  const auto e = static_cast<std::int64_t>(dtype_size(a.dtype()));
+  const bool inputs_on_device = a.device() == m_device && b.device() == m_device;
+  {
+    // In core: operands and result fit the budget at once.
+    stats.strategy = "in-core";
+    stats.tiles = 1;
+    stats.k_steps = 1;
+    stats.tile_m = m;
+    stats.tile_n = n;
+    stats.tile_k = k;
+    stats.peak_device_bytes = in_core_bytes;
+    if (!m_device.is_cpu()) {
+      stats.bytes_host_to_device = (a.device() == m_device ? 0 : m * k * e) + (b.device() == m_device ? 0 : k * n * e);
+    }
+    const Tensor result = accelera::matmul(a.to(m_device), b.to(m_device));
+    if (out) {
+      copy_into(result, *out);
+      if (out->device() != m_device) stats.bytes_device_to_host = m * n * e;
+      return *out;
+    }
+    if (inputs_on_device) return result;
+    if (!m_device.is_cpu()) stats.bytes_device_to_host = m * n * e;
+    return result.to(Device::cpu());
+  }
+}
+
+Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
+                                         const std::optional<std::vector<OutputChunk>>& chunks,
+                                         const std::optional<Tensor>& out, std::int64_t budget, RunStats& stats) {
+  const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  const DType dtype = a.dtype();
+  const auto e = static_cast<std::int64_t>(dtype_size(dtype));
+
+  // Streamed: host views of the operands, the result written tile by tile into host memory.
+  const Tensor ah = a.device().is_cpu() ? a : a.to(Device::cpu());
+  const Tensor bh = b.device().is_cpu() ? b : b.to(Device::cpu());
+  const Tensor ch = (out && out->device().is_cpu()) ? *out : Tensor::empty(Shape({m, n}), dtype, Device::cpu());
+  stats.streamed = true;
+  const Config& cfg = config();
+  PlanRequest request;
+  request.k = k;
+  request.element_size = e;
+  request.strategy = engine::parse_strategy(strategy);
+  request.min_chunk = cfg.min_chunk_size;
+  request.max_chunk = cfg.max_chunk_size;
+  request.panels_in_flight = cfg.enable_prefetch ? 2 : 1;
+  if (!m_options.auto_detect_memory && m_options.chunk_size) request.chunk_size = *m_options.chunk_size;
+  (void)e;
+
+  engine::StreamJob job{ah, bh, ch, m_device, request.panels_in_flight, 2};
+  engine::StreamCounters counters;
+  std::int64_t tiles_done = 0, tiles_total = 0;
+  std::unique_ptr<engine::ProgressBar> progress;
+
+  auto start_progress = [&](std::int64_t total) {
+    tiles_total = total;
+    progress = std::make_unique<engine::ProgressBar>("matmul", tiles_total, m_options.enable_progress);
+  };
+  // Runs a region of C within a budget (`top`: the whole call). After out-of-memory it resumes each
+  // unfinished tile with half the memory; what not even the smallest tile can do on the device is computed
+  // on the CPU, once a failure has been seen (`after_failure`). A budget too small from the start is the
+  // caller's error.
+  std::function<void(const OutputTile&, std::int64_t, bool, bool)> run_region = [&](const OutputTile& region,
+                                                                                      std::int64_t region_budget,
+                                                                                      bool top, bool after_failure) {
+    PlanRequest r = request;
+    r.m = region.rows;
+    r.n = region.cols;
+    r.budget_bytes = region_budget;
+    Plan plan;
+    try {
+      if (chunks && top) {
+        std::vector<OutputTile> tiles;
+        for (const auto& c : *chunks) tiles.push_back({c.row0, c.rows, c.col0, c.cols});
+        plan = engine::plan_from_tiles(r, std::move(tiles));
+      } else {
+        plan = engine::plan_matmul(r);
+      }
+    } catch (const OutOfMemoryError& error) {
+      if (!after_failure) throw;
+      // Not even the smallest tile fits any more: this region is computed on the CPU.
+      ++stats.fallbacks;
+      stats.fallback_log.push_back(fmt::format("rows [{}, {}) x cols [{}, {}) computed on the CPU: {}", region.row0,
+                                               region.row0 + region.rows, region.col0, region.col0 + region.cols,
+                                               error.what()));
+      ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
+      const Tensor part = accelera::matmul(ah.slice(0, region.row0, region.row0 + region.rows),
+                                           bh.slice(1, region.col0, region.col0 + region.cols));
+      copy_into(part, block(ch, region));
+      if (top) {
+        stats.strategy = "cpu";
+        stats.tiles = 1;
+        start_progress(1);
+        ++tiles_done;
+      }
+      return;
+    }
+    for (auto& t : plan.tiles) {
+      t.row0 += region.row0;
+      t.col0 += region.col0;
+    }
+    if (top) {
+      stats.strategy = chunks ? "chunks" : engine::strategy_name(plan.strategy);
+      stats.tile_m = plan.tile_m;
+      stats.tile_n = plan.tile_n;
+      stats.tile_k = plan.tile_k;
+      stats.k_steps = plan.k_steps();
+      stats.tiles = static_cast<std::int64_t>(plan.tiles.size());
+      start_progress(stats.tiles);
+    }
+    std::vector<char> done(plan.tiles.size(), 0);
+    auto on_tile_done = [&](std::size_t) {
+      if (top) ++tiles_done;
+      const std::int64_t moved = counters.bytes_host_to_device + counters.bytes_device_to_host;
+      progress->update(tiles_done, moved);
+      if (m_callback) {
+        const EngineProgress p{tiles_done, tiles_total, moved, progress->seconds()};
+        if (!m_callback(p)) {
+          throw CancelledError(fmt::format("matmul cancelled by its progress callback after {} of {} tiles",
+                                           tiles_done, tiles_total));
+        }
+      }
+    };
+    try {
+      engine::run_streamed(plan, job, done, counters, on_tile_done);
+    } catch (const OutOfMemoryError& error) {
+      const std::int64_t smaller = plan.device_bytes / 2;
+      ++stats.fallbacks;
+      stats.fallback_log.push_back(fmt::format(
+          "out of device memory with {}x{}x{} tiles ({}); resuming the unfinished tiles within {} bytes",
+          plan.tile_m, plan.tile_n, plan.tile_k, error.what(), smaller));
+      ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
+      for (std::size_t i = 0; i < plan.tiles.size(); ++i) {
+        if (done[i]) continue;
+        run_region(plan.tiles[i], smaller, false, true);
+        if (top) on_tile_done(i);
+      }
+    }
+  };
+  run_region(OutputTile{0, m, 0, n}, budget, true, stats.fallbacks > 0);
+  stats.bytes_host_to_device = counters.bytes_host_to_device;
+  stats.bytes_device_to_host = counters.bytes_device_to_host;
+  stats.peak_device_bytes = counters.peak_device_bytes;
+  if (out && !out->device().is_cpu()) {
+    copy_into(ch, *out);
+    return *out;
+  }
+  return ch;
+}
+
+Tensor MatrixEngine::add(const Tensor& a, const Tensor& b) { return elementwise(a, b, false); }
+Tensor MatrixEngine::multiply(const Tensor& a, const Tensor& b) { return elementwise(a, b, true); }
+
+Tensor MatrixEngine::elementwise(const Tensor& a, const Tensor& b, bool multiply) {
+  ACC_CHECK(a.defined() && b.defined(), ValueError, "MatrixEngine: an operand is undefined");
+  RunStats stats;
+  stats.op = multiply ? "multiply" : "add";
+  const auto start = std::chrono::steady_clock::now();
+  // Both on the engine's device: compute there. Otherwise the bus would bound the op below what the CPU
+  // does from host memory, so host operands are computed on the CPU (see the header).
+  const bool on_device = a.device() == m_device && b.device() == m_device;
+  const Tensor x = on_device ? a : a.to(Device::cpu());
+  const Tensor y = on_device ? b : b.to(Device::cpu());
+  Tensor result = multiply ? accelera::multiply(x, y) : accelera::add(x, y);
+  stats.device = result.device().str();
+  stats.strategy = on_device ? "in-core" : "cpu";
+  stats.tiles = 1;
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.flops = static_cast<double>(result.numel());
+  m_last_run = std::move(stats);
+  return result;
+}
+
+}  // namespace accelera

@@ -1,0 +1,341 @@
+// MatrixEngine: streamed matmul against float64 references on every device, with budgets that force 1 to
+// ~1000 tiles, every strategy, strided inputs, memory-mapped operands, faults, cancellation, bad input.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "accelera/engine.hpp"
+#include "accelera/ops.hpp"
+#include "helpers.hpp"
+
+namespace acc_test {
+namespace {
+
+using accelera::EngineOptions;
+using accelera::MatrixEngine;
+
+std::vector<Device> all_devices() {
+  std::vector<Device> out;
+  for (const auto& info : accelera::devices()) out.push_back(info.device);
+  return out;
+}
+
+std::string name_of(const ::testing::TestParamInfo<Device>& info) {
+  return std::string(accelera::device_kind_name(info.param.kind)) + std::to_string(info.param.index);
+}
+
+// C = A @ B in float64 from the host views, whatever their strides.
+std::vector<double> reference(const Tensor& a, const Tensor& b) {
+  const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  std::vector<double> av(static_cast<std::size_t>(m * k)), bv(static_cast<std::size_t>(k * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t p = 0; p < k; ++p) av[static_cast<std::size_t>(i * k + p)] = get(a, {i, p});
+  for (std::int64_t p = 0; p < k; ++p)
+    for (std::int64_t j = 0; j < n; ++j) bv[static_cast<std::size_t>(p * n + j)] = get(b, {p, j});
+  std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t p = 0; p < k; ++p) {
+      const double x = av[static_cast<std::size_t>(i * k + p)];
+      for (std::int64_t j = 0; j < n; ++j) c[static_cast<std::size_t>(i * n + j)] += x * bv[static_cast<std::size_t>(p * n + j)];
+    }
+  return c;
+}
+
+// |got - ref| <= tol * sqrt(K) * (|A| |B|)_ij, the forward error bound of a dot product of length K.
+void expect_product(const Tensor& c, const Tensor& a, const Tensor& b, const std::string& what) {
+  ASSERT_TRUE(c.device().is_cpu());
+  const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  ASSERT_EQ(c.shape(), Shape({m, n}));
+  const auto ref = reference(a, b);
+  const double eps = c.dtype() == DType::f32 ? 6e-8 : 1.2e-16;
+  std::int64_t bad = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double got = get(c, {i, j}), want = ref[static_cast<std::size_t>(i * n + j)];
+      // Inputs are in [-1, 1]: |A||B| <= K.
+      if (!(std::abs(got - want) <= 8 * eps * static_cast<double>(k) + 1e-300)) {
+        if (bad++ < 3) ADD_FAILURE() << what << ": C[" << i << "," << j << "] = " << got << ", expected " << want;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+Tensor host_matrix(std::int64_t rows, std::int64_t cols, DType dt, std::mt19937_64& rng) {
+  return random_tensor(Shape({rows, cols}), dt, rng);
+}
+
+class EngineTest : public ::testing::TestWithParam<Device> {
+ protected:
+  MatrixEngine engine_with_budget(std::int64_t budget, const std::string& strategy = "adaptive") {
+    EngineOptions o;
+    o.device = GetParam();
+    o.memory_budget = budget;
+    o.chunking_strategy = strategy;
+    o.enable_progress = false;
+    return MatrixEngine(o);
+  }
+};
+
+TEST_P(EngineTest, StreamedMatmulMatchesFloat64ForEveryStrategyAndBudget) {
+  std::mt19937_64 rng(5);
+  struct Case {
+    std::int64_t m, k, n;
+  };
+  const Case cases[] = {{1, 1, 1}, {1, 97, 1}, {67, 1, 53}, {131, 89, 107}, {64, 256, 96}, {257, 31, 263}};
+  const double fractions[] = {1.0, 0.3, 0.08, 0.01};
+  for (const DType dt : {DType::f32, DType::f64}) {
+    for (const auto& c : cases) {
+      const Tensor a = host_matrix(c.m, c.k, dt, rng), b = host_matrix(c.k, c.n, dt, rng);
+      const Tensor a_before = a.clone(), b_before = b.clone();
+      const std::int64_t e = static_cast<std::int64_t>(dtype_size(dt));
+      const std::int64_t total = (c.m * c.k + c.k * c.n + c.m * c.n) * e;
+      for (const double f : fractions) {
+        for (const char* strategy : {"row", "tile", "adaptive"}) {
+          const std::int64_t budget = std::max<std::int64_t>(static_cast<std::int64_t>(f * static_cast<double>(total)), 6 * 512);
+          MatrixEngine engine = engine_with_budget(budget, strategy);
+          const std::string what = fmt::format("{}x{}x{} {} budget {} {}", c.m, c.k, c.n, dtype_name(dt), budget, strategy);
+          Tensor out;
+          try {
+            out = engine.matmul(a, b);
+          } catch (const accelera::OutOfMemoryError&) {
+            continue;  // budgets below one minimal tile are refused (checked in BadInput)
+          }
+          expect_product(out, a, b, what);
+          const auto& run = engine.last_run();
+          EXPECT_LE(run.peak_device_bytes, budget) << what;
+          EXPECT_EQ(run.fallbacks, 0) << what;
+          if (run.streamed) {
+            EXPECT_GE(run.tiles, 1);
+            EXPECT_GE(run.bytes_device_to_host, GetParam().is_cpu() ? 0 : c.m * c.n * e) << what;
+          }
+        }
+      }
+      EXPECT_EQ(values_of(a), values_of(a_before));
+      EXPECT_EQ(values_of(b), values_of(b_before));
+    }
+  }
+}
+
+TEST_P(EngineTest, ManyTilesAndKSteps) {
+  std::mt19937_64 rng(9);
+  const Tensor a = host_matrix(211, 173, DType::f32, rng), b = host_matrix(173, 199, DType::f32, rng);
+  MatrixEngine engine = engine_with_budget(12 * 1024, "tile");
+  const Tensor c = engine.matmul(a, b);
+  expect_product(c, a, b, "many tiles");
+  EXPECT_GE(engine.last_run().tiles, 100);
+  EXPECT_GT(engine.last_run().k_steps, 1);
+  EXPECT_LE(engine.last_run().peak_device_bytes, 12 * 1024);
+}
+
+TEST_P(EngineTest, ThousandTiles) {
+  std::mt19937_64 rng(10);
+  const Tensor a = host_matrix(320, 16, DType::f32, rng), b = host_matrix(16, 300, DType::f32, rng);
+  EngineOptions o;
+  o.device = GetParam();
+  o.memory_budget = 1 << 20;
+  o.auto_detect_memory = false;
+  o.chunk_size = 10;
+  o.chunking_strategy = "tile";
+  o.enable_progress = false;
+  MatrixEngine engine(o);
+  const Tensor c = engine.matmul(a, b);
+  expect_product(c, a, b, "1000 tiles");
+  EXPECT_EQ(engine.last_run().tiles, 32 * 30);
+}
+
+TEST_P(EngineTest, TransposedAndStridedInputsAndOutput) {
+  std::mt19937_64 rng(6);
+  const Tensor at = host_matrix(71, 103, DType::f64, rng);  // A = at.T: column-major
+  const Tensor bbig = host_matrix(2 * 71 + 1, 3 * 59, DType::f64, rng);
+  const Tensor b = bbig.slice(0, 1, 2 * 71 + 1, 2).slice(1, 0, 3 * 59, 3);  // stepped view, 71 x 59
+  const Tensor a = at.T();
+  Tensor out_base = accelera::full(Shape({59, 103}), kNaN, DType::f64);
+  const Tensor out = out_base.T();  // a column-major output view, poisoned
+  MatrixEngine engine = engine_with_budget(40 * 1024);
+  engine.matmul(a, b, std::nullopt, out);
+  expect_product(out, a, b, "strided");
+  EXPECT_TRUE(engine.last_run().streamed);
+}
+
+TEST_P(EngineTest, OutputOnTheDeviceAndInputsOnTheDevice) {
+  std::mt19937_64 rng(8);
+  const Device d = GetParam();
+  const Tensor a = host_matrix(40, 30, DType::f32, rng), b = host_matrix(30, 20, DType::f32, rng);
+  MatrixEngine engine = engine_with_budget(1 << 24);
+  const Tensor c = engine.matmul(a.to(d), b.to(d));
+  EXPECT_EQ(c.device(), d);
+  expect_product(c.to(Device::cpu()), a, b, "in core on the device");
+  EXPECT_EQ(engine.last_run().strategy, "in-core");
+}
+
+TEST_P(EngineTest, RecoversFromOutOfMemoryAtEveryAllocation) {
+  std::mt19937_64 rng(12);
+  const Device d = GetParam();
+  const Tensor a = host_matrix(37, 41, DType::f32, rng), b = host_matrix(41, 43, DType::f32, rng);
+  Tensor out = Tensor::empty(Shape({37, 43}), DType::f32);
+  auto& allocator = accelera::allocator_for(d);
+  // How many allocations a clean run makes on the device; then fail each one in turn.
+  const auto before = allocator.stats();
+  engine_with_budget(8 * 1024).matmul(a, b, std::nullopt, out);
+  const auto allocations = allocator.stats().num_allocs - before.num_allocs;
+  ASSERT_GE(allocations, 4);
+  const auto baseline = allocator.stats().current_bytes;
+  for (std::int64_t nth = 1; nth <= allocations; ++nth) {
+    poison(out);
+    MatrixEngine engine = engine_with_budget(8 * 1024);
+    allocator.fail_nth_allocation(nth);
+    engine.matmul(a, b, std::nullopt, out);
+    allocator.fail_nth_allocation(0);
+    expect_product(out, a, b, fmt::format("failure at allocation {}", nth));
+    EXPECT_GE(engine.last_run().fallbacks, 1) << nth;
+    EXPECT_EQ(engine.last_run().fallback_log.size(), static_cast<std::size_t>(engine.last_run().fallbacks));
+    EXPECT_EQ(allocator.stats().current_bytes, baseline) << "leak after failure at allocation " << nth;
+  }
+}
+
+TEST_P(EngineTest, FallsBackToTheCpuWhenNoTileFitsAfterFailures) {
+  std::mt19937_64 rng(13);
+  const Device d = GetParam();
+  const Tensor a = host_matrix(24, 24, DType::f32, rng), b = host_matrix(24, 24, DType::f32, rng);
+  Tensor out = Tensor::empty(Shape({24, 24}), DType::f32);
+  poison(out);
+  // The smallest budget that plans at all: every retry at half of it cannot plan, so the CPU finishes.
+  MatrixEngine engine = engine_with_budget(6 * 512);
+  accelera::allocator_for(d).fail_nth_allocation(1);
+  engine.matmul(a, b, std::nullopt, out);
+  accelera::allocator_for(d).fail_nth_allocation(0);
+  expect_product(out, a, b, "cpu fallback");
+  bool cpu_line = false;
+  for (const auto& line : engine.last_run().fallback_log) cpu_line |= line.find("on the CPU") != std::string::npos;
+  EXPECT_TRUE(cpu_line);
+}
+
+TEST_P(EngineTest, CancellationRaisesAndFreesEverything) {
+  std::mt19937_64 rng(14);
+  const Device d = GetParam();
+  const Tensor a = host_matrix(64, 64, DType::f32, rng), b = host_matrix(64, 64, DType::f32, rng);
+  const auto baseline = accelera::allocator_for(d).stats().current_bytes;
+  MatrixEngine engine = engine_with_budget(16 * 1024);
+  std::int64_t calls = 0;
+  engine.set_progress_callback([&](const accelera::EngineProgress& p) {
+    ++calls;
+    EXPECT_LE(p.tiles_done, p.tiles_total);
+    return p.tiles_done < 3;
+  });
+  EXPECT_THROW(engine.matmul(a, b), accelera::CancelledError);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(accelera::allocator_for(d).stats().current_bytes, baseline);
+}
+
+TEST_P(EngineTest, UserChunksAreUsedAndValidated) {
+  std::mt19937_64 rng(15);
+  const Tensor a = host_matrix(30, 20, DType::f32, rng), b = host_matrix(20, 25, DType::f32, rng);
+  MatrixEngine engine = engine_with_budget(1 << 20);
+  const Tensor c = engine.matmul_chunks(a, b, {{0, 10, 0, 25}, {10, 20, 0, 12}, {10, 20, 12, 13}});
+  expect_product(c, a, b, "user chunks");
+  EXPECT_EQ(engine.last_run().tiles, 3);
+  EXPECT_EQ(engine.last_run().strategy, "chunks");
+  EXPECT_THROW(engine.matmul_chunks(a, b, {{0, 30, 0, 24}}), accelera::ValueError);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, EngineTest, ::testing::ValuesIn(all_devices()), name_of);
+
+// A file mapped into memory, removed when done.
+class MappedFile {
+ public:
+  MappedFile(const std::string& name, std::size_t bytes)
+      : m_path(std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))), m_bytes(bytes) {
+    m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+    EXPECT_GE(m_fd, 0);
+    EXPECT_EQ(::ftruncate(m_fd, static_cast<off_t>(bytes)), 0);
+    m_data = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m_fd, 0);
+    EXPECT_NE(m_data, MAP_FAILED);
+  }
+  ~MappedFile() {
+    ::munmap(m_data, m_bytes);
+    ::close(m_fd);
+    std::filesystem::remove(m_path);
+  }
+  Tensor tensor(std::int64_t rows, std::int64_t cols) const {
+    const Shape shape({rows, cols});
+    return Tensor::from_blob(m_data, shape, shape.contiguous_strides(), DType::f32, Device::cpu(), [] {});
+  }
+
+ private:
+  std::filesystem::path m_path;
+  std::size_t m_bytes;
+  int m_fd = -1;
+  void* m_data = nullptr;
+};
+
+TEST(EngineMapped, MemoryMappedInputsAndOutput) {
+  std::mt19937_64 rng(16);
+  const std::int64_t m = 150, k = 120, n = 130;
+  MappedFile fa("acc_a_", m * k * 4), fb("acc_b_", k * n * 4), fc("acc_c_", m * n * 4);
+  const Tensor a = fa.tensor(m, k), b = fb.tensor(k, n), c = fc.tensor(m, n);
+  fill_random(a, rng, -1, 1);
+  fill_random(b, rng, -1, 1);
+  poison(c);
+  EngineOptions o;
+  o.memory_budget = 24 * 1024;
+  o.enable_progress = false;
+  MatrixEngine engine(o);
+  engine.matmul(a, b, std::nullopt, c);
+  expect_product(c, a, b, "memory-mapped");
+  EXPECT_TRUE(engine.last_run().streamed);
+}
+
+TEST(EngineBadInput, TypedErrorsAndInputsUntouched) {
+  std::mt19937_64 rng(17);
+  EngineOptions o;
+  o.enable_progress = false;
+  MatrixEngine engine(o);
+  const Tensor a = host_matrix(4, 5, DType::f32, rng), b = host_matrix(6, 3, DType::f32, rng);
+  const auto before = values_of(a);
+  EXPECT_THROW(engine.matmul(a, b), accelera::ShapeError);
+  EXPECT_THROW(engine.matmul(a, host_matrix(5, 3, DType::f64, rng)), accelera::DTypeError);
+  EXPECT_THROW(engine.matmul(a.astype(DType::i32), host_matrix(5, 3, DType::f32, rng).astype(DType::i32)),
+               accelera::DTypeError);
+  EXPECT_THROW(engine.matmul(random_tensor(Shape({2, 3, 4}), DType::f32, rng), b), accelera::ShapeError);
+  EXPECT_THROW(engine.matmul(a, host_matrix(5, 3, DType::f32, rng), std::string("spiral")), accelera::ValueError);
+  const Tensor b5 = host_matrix(5, 3, DType::f32, rng);
+  EXPECT_THROW(engine.matmul(a, b5, std::nullopt, accelera::zeros(Shape({4, 4}))), accelera::ShapeError);
+  EXPECT_THROW(engine.matmul(a, b5, std::nullopt, accelera::zeros(Shape({4, 3}), DType::f64)), accelera::DTypeError);
+  EXPECT_THROW(engine.matmul(a, b5, std::nullopt, a.slice(1, 0, 3)), accelera::ValueError);  // overlaps A
+  EXPECT_THROW(engine.set_chunk_size(0), accelera::ValueError);
+  EXPECT_THROW(engine.set_memory_budget(-1), accelera::ValueError);
+  EngineOptions tiny;
+  tiny.memory_budget = 64;
+  tiny.enable_progress = false;
+  MatrixEngine small(tiny);
+  EXPECT_THROW(small.matmul(host_matrix(100, 100, DType::f32, rng), host_matrix(100, 100, DType::f32, rng)),
+               accelera::OutOfMemoryError);
+  EngineOptions bad_strategy;
+  bad_strategy.chunking_strategy = "spiral";
+  EXPECT_THROW(MatrixEngine{bad_strategy}, accelera::ValueError);
+  EXPECT_EQ(values_of(a), before);
+}
+
+TEST(EngineElementwise, HostOperandsRunOnTheCpu) {
+  std::mt19937_64 rng(18);
+  EngineOptions o;
+  o.enable_progress = false;
+  MatrixEngine engine(o);
+  const Tensor x = host_matrix(33, 17, DType::f32, rng), y = host_matrix(33, 17, DType::f32, rng);
+  const Tensor s = engine.add(x, y);
+  EXPECT_EQ(engine.last_run().device, "cpu");
+  const Tensor p = engine.multiply(x, y);
+  for (std::int64_t i = 0; i < 33; ++i) {
+    EXPECT_FLOAT_EQ(static_cast<float>(get(s, {i, 3})), static_cast<float>(get(x, {i, 3}) + get(y, {i, 3})));
+    EXPECT_FLOAT_EQ(static_cast<float>(get(p, {i, 5})), static_cast<float>(get(x, {i, 5}) * get(y, {i, 5})));
+  }
+  const auto info = engine.memory_info();
+  EXPECT_GT(info.cpu_total_gb, 0);
+  EXPECT_GE(info.gpu_available_gb, 0);
+}
+
+}  // namespace
+}  // namespace acc_test
