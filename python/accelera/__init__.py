@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import _core, _dtypes
 from ._core import (
     ArgumentError,
+    CancelledError,
     CompiledKernel,
     DeviceError,
     DTypeError,
@@ -26,6 +27,8 @@ from ._core import (
 )
 from . import _tensor  # noqa: F401  (installs Tensor's Python methods)
 from ._convert import asarray, device_or_default, from_dlpack, scalar_tensor
+from . import chunking  # noqa: F401
+from .engine import Matrix, MatrixEngine
 from ._dtypes import DType, bfloat16, bool_, dtype, float16, float32, float64, int32, int64
 from ._ops import (
     add,
@@ -91,7 +94,7 @@ def ones(shape, dtype=float32, device=None) -> Tensor:
 
 
 __all__ = [
-    "ArgumentError", "CompiledKernel", "KernelManager", "DType", "DTypeError", "DeviceError", "Error", "InternalError", "NotSupportedError",
+    "ArgumentError", "CancelledError", "Matrix", "MatrixEngine", "chunking", "CompiledKernel", "KernelManager", "DType", "DTypeError", "DeviceError", "Error", "InternalError", "NotSupportedError",
     "OutOfMemoryError", "ShapeError", "Tensor", "__version__", "add", "asarray", "bfloat16", "bool_",
     "compiled_backends", "default_device", "devices", "divide", "dtype", "empty_cache", "exp", "float16",
     "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "mean",

@@ -10,5 +10,6 @@ void bind_ops(nb::module_& m);
 void bind_devices(nb::module_& m);
 void bind_cli(nb::module_& m);
 void bind_kernels(nb::module_& m);
+void bind_engine(nb::module_& m);
 
 }  // namespace accelera::python

@@ -11,4 +11,5 @@ NB_MODULE(_core, m) {
   bind_devices(m);
   bind_cli(m);
   bind_kernels(m);
+  bind_engine(m);
 }
