@@ -24,7 +24,19 @@ int run(int argc, char** argv) {
   demo_cmd->add_option("-n,--size", demo.size, "Matrix size n (n x n times n x n)")->check(CLI::Range(1, 1 << 20));
   demo_cmd->add_option("--dtype", demo.dtype, "float32 or float64");
   demo_cmd->add_option("--device", demo.device, "Device, e.g. cpu, cuda:0 (default: the best present)");
-  demo_cmd->add_option("-r,--repeat", demo.repeat, "Timed runs")->check(CLI::Range(1, 1000));
+  demo_cmd->add_option("--budget", demo.budget, "Device memory for the streamed run, e.g. 64MB (default: 1/8 of A and B)");
+  demo_cmd->add_option("-r,--repeat", demo.repeat, "Timed streamed runs")->check(CLI::Range(1, 1000));
+  demo_cmd->add_flag("-q,--quiet", demo.quiet, "No progress bar");
+
+  MatmulOptions mm;
+  auto* mm_cmd = app.add_subcommand("matmul", "C = A @ B for .npy files, streamed from and to disk through a device");
+  mm_cmd->add_option("a", mm.a, "A (M x K), a float32 or float64 .npy file")->required();
+  mm_cmd->add_option("b", mm.b, "B (K x N), a .npy file of the same dtype")->required();
+  mm_cmd->add_option("-o,--out", mm.out, "Where to write C (M x N) as .npy")->required();
+  mm_cmd->add_option("--device", mm.device, "Device, e.g. cpu, opencl:0, cuda:0 (default: the best present)");
+  mm_cmd->add_option("--budget", mm.budget, "Device memory to use, e.g. 2GB (default: the device's budget)");
+  mm_cmd->add_option("--strategy", mm.strategy, "row, tile or adaptive")->check(CLI::IsMember({"row", "tile", "adaptive"}));
+  mm_cmd->add_flag("-q,--quiet", mm.quiet, "No progress bar");
 
   try {
     app.parse(argc, argv);
@@ -34,6 +46,7 @@ int run(int argc, char** argv) {
   try {
     if (*info_cmd) return run_info(info);
     if (*demo_cmd) return run_demo(demo);
+    if (*mm_cmd) return run_matmul(mm);
     std::cerr << app.help();
     return 1;  // nothing to do: usage on stderr, as for any other usage error
   } catch (const Error& e) {

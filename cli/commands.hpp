@@ -1,6 +1,10 @@
 #pragma once
 #include <string>
 
+namespace accelera {
+struct RunStats;
+}
+
 namespace accelera::cli {
 
 struct InfoOptions {
@@ -9,11 +13,25 @@ struct InfoOptions {
 int run_info(const InfoOptions& options);
 
 struct DemoOptions {
-  long long size = 2048;
+  long long size = 4096;
   std::string dtype = "float32";
   std::string device;  // empty: default_device()
-  int repeat = 3;
+  std::string budget;  // empty: an eighth of the operands
+  int repeat = 1;
+  bool quiet = false;
 };
 int run_demo(const DemoOptions& options);
+
+struct MatmulOptions {
+  std::string a, b, out;
+  std::string device;  // empty: default_device()
+  std::string budget;  // empty: the device's budget
+  std::string strategy = "adaptive";
+  bool quiet = false;
+};
+int run_matmul(const MatmulOptions& options);
+
+// Prints a run's plan, traffic and fallbacks.
+void print_run(const RunStats& run);
 
 }  // namespace accelera::cli

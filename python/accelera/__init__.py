@@ -6,7 +6,14 @@ managed by a caching allocator with a budget per device. See ``accelera info`` f
 
 from __future__ import annotations
 
-from . import _core, _dtypes
+import os
+
+# Note [OpenMP wait policy] (cli/main.cpp): spinning OpenMP workers slow down the OpenBLAS and OpenCL
+# threads that run between Accelera's parallel loops; libgomp reads the policy when it is loaded, which is
+# when _core is imported just below. A policy the user set is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from . import _core, _dtypes  # noqa: E402
 from ._core import (
     ArgumentError,
     CancelledError,

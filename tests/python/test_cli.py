@@ -94,3 +94,51 @@ def test_unknown_subcommand_fails():
     proc = _run("bogus")
     assert proc.returncode != 0
     assert proc.stderr.strip()
+
+
+def test_demo_streams_through_a_small_budget():
+    proc = _run("demo", "-n", "300", "--budget", "100KB", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert "streamed run 1" in proc.stdout and "efficiency against in core" in proc.stdout
+    assert "OK" in proc.stdout.split()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_matmul_npy_files(tmp_path, order):
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    a = np.asarray(rng.uniform(-1, 1, (123, 77)), order=order)
+    b = rng.uniform(-1, 1, (77, 91))
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    out = tmp_path / "c.npy"
+    devices = [d["device"] for d in ac.devices()]
+    for device in devices:
+        proc = _run("matmul", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "-o", str(out), "--device", device,
+                    "--budget", "40KB", "-q")
+        assert proc.returncode == 0, proc.stderr
+        assert "tiles" in proc.stdout
+        c = np.load(out)
+        assert c.shape == (123, 91) and c.dtype == np.float64
+        np.testing.assert_allclose(c, a @ b, rtol=0, atol=1e-12)
+
+
+def test_matmul_bad_files_are_reported(tmp_path):
+    import numpy as np
+
+    np.save(tmp_path / "a.npy", np.ones((3, 4), np.float32))
+    np.save(tmp_path / "b.npy", np.ones((5, 2), np.float32))
+    np.save(tmp_path / "i.npy", np.ones((4, 2), np.int32))
+    (tmp_path / "junk.npy").write_bytes(b"not numpy at all")
+    cases = [
+        (("b.npy",), "A's columns must equal B's rows"),
+        (("i.npy",), "not supported"),
+        (("junk.npy",), "not a .npy file"),
+        (("missing.npy",), "cannot open"),
+    ]
+    for (second,), needle in cases:
+        proc = _run("matmul", str(tmp_path / "a.npy"), str(tmp_path / second), "-o", str(tmp_path / "c.npy"))
+        assert proc.returncode != 0
+        assert needle in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr

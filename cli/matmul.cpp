@@ -1,0 +1,44 @@
+// accelera matmul a.npy b.npy -o c.npy: C = A @ B streamed from and to disk through a device.
+#include <fmt/format.h>
+
+#include "accelera/accelera.hpp"
+#include "commands.hpp"
+#include "npy.hpp"
+
+namespace accelera::cli {
+
+void print_run(const RunStats& run) {
+  fmt::print("  plan: {} ({} tiles of {}x{}, K in {} step(s) of {}); budget {:.1f} MB\n", run.strategy, run.tiles,
+             run.tile_m, run.tile_n, run.k_steps, run.tile_k, static_cast<double>(run.budget_bytes) / 1e6);
+  fmt::print("  moved: {:.1f} MB host->device, {:.1f} MB device->host; peak device memory {:.1f} MB\n",
+             static_cast<double>(run.bytes_host_to_device) / 1e6, static_cast<double>(run.bytes_device_to_host) / 1e6,
+             static_cast<double>(run.peak_device_bytes) / 1e6);
+  for (const auto& line : run.fallback_log) fmt::print("  fallback: {}\n", line);
+}
+
+int run_matmul(const MatmulOptions& options) {
+  const auto a = MappedNpy::open(options.a);
+  const auto b = MappedNpy::open(options.b);
+  const Tensor& ta = a->tensor();
+  const Tensor& tb = b->tensor();
+  ACC_CHECK(ta.shape()[1] == tb.shape()[0], ShapeError, "{} is {} and {} is {}: A's columns must equal B's rows",
+            options.a, ta.shape().str(), options.b, tb.shape().str());
+  ACC_CHECK(ta.dtype() == tb.dtype(), DTypeError, "{} is {} and {} is {}: convert one so that both match", options.a,
+            dtype_name(ta.dtype()), options.b, dtype_name(tb.dtype()));
+  EngineOptions o;
+  if (!options.device.empty()) o.device = Device::parse(options.device);
+  if (!options.budget.empty()) o.memory_budget = parse_size(options.budget);
+  o.chunking_strategy = options.strategy;
+  o.enable_progress = !options.quiet;
+  MatrixEngine engine(o);
+  const auto c = MappedNpy::create(options.out, ta.shape()[0], tb.shape()[1], ta.dtype());
+  engine.matmul(ta, tb, std::nullopt, c->tensor());
+  c->flush();
+  const RunStats& run = engine.last_run();
+  fmt::print("{} = {} @ {}: {} on {} in {:.3f} s ({:.1f} GFLOP/s)\n", options.out, options.a, options.b,
+             c->tensor().shape().str(), run.device, run.seconds, run.flops / std::max(run.seconds, 1e-9) / 1e9);
+  print_run(run);
+  return 0;
+}
+
+}  // namespace accelera::cli
