@@ -25,6 +25,9 @@ void register_builtin_backends(BackendRegistration& registration);
 void for_each_compiled_backend(const std::function<void(DeviceKind)>& visit);
 
 void register_cpu_backend(BackendRegistration& registration);
+#ifdef ACCELERA_HAS_CUDA
+void register_cuda_backend(BackendRegistration& registration);
+#endif
 #ifdef ACCELERA_HAS_OPENCL
 void register_opencl_backend(BackendRegistration& registration);
 #endif
