@@ -131,6 +131,9 @@ class Backend {
 Backend& backend_for(const Device& device);
 // Every device that answers now, CPU first.
 std::vector<DeviceInfo> devices();
+// Why a device kind is absent ("built without CUDA support", "no CUDA device found: <the runtime's
+// reason>"); empty when it is present.
+std::string backend_absent_reason(DeviceKind kind);
 // Names of the backends compiled into this build ("cpu", ...).
 std::vector<std::string> compiled_backends();
 // The device Accelera picks when none is given: the first GPU or accelerator, else the CPU.

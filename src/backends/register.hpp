@@ -7,11 +7,6 @@
 
 #include "accelera/backend.hpp"
 
-namespace accelera {
-// Why a device kind is absent ("built without CUDA support", "no CUDA device found"); empty if present.
-std::string backend_absent_reason(DeviceKind kind);
-}  // namespace accelera
-
 namespace accelera::detail {
 
 struct BackendRegistration {
