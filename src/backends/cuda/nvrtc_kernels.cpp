@@ -76,10 +76,13 @@ struct Built {
 Built build(const CudaDevice& d, const Target& target, const std::string& name, const std::string& source,
             const std::string& options) {
   Program program(source, name);
-  ACC_NVRTC_CHECK(nvrtcAddNameExpression(program.get(), name.c_str()), "naming kernel '" + name + "'");
+  // The address of the kernel: valid for extern "C" functions and C++ names (templates instances too).
+  const std::string expression = "&" + name;
+  ACC_NVRTC_CHECK(nvrtcAddNameExpression(program.get(), expression.c_str()), "naming kernel '" + name + "'");
   std::vector<std::string> words = split_options(options);
   words.push_back(target.option);
-  words.emplace_back("--std=c++17");
+  const bool has_std = std::ranges::any_of(words, [](const std::string& w) { return w.find("-std") != std::string::npos; });
+  if (!has_std) words.emplace_back("--std=c++17");
   std::vector<const char*> argv;
   for (const auto& w : words) argv.push_back(w.c_str());
   const nvrtcResult status = nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
@@ -90,7 +93,9 @@ Built build(const CudaDevice& d, const Target& target, const std::string& name, 
   }
   ACC_NVRTC_CHECK(status, "compiling kernel '" + name + "'");
   const char* lowered = nullptr;
-  ACC_NVRTC_CHECK(nvrtcGetLoweredName(program.get(), name.c_str(), &lowered), "looking up kernel '" + name + "'");
+  const nvrtcResult found = nvrtcGetLoweredName(program.get(), expression.c_str(), &lowered);
+  ACC_CHECK(found == NVRTC_SUCCESS, ValueError, "kernel '{}' is not a __global__ function of its source ({})", name,
+            nvrtcGetErrorString(found));
   Built built{lowered, {}};
   std::size_t size = 0;
   if (target.cubin) {
@@ -128,7 +133,9 @@ class NvrtcKernel final : public CompiledKernel {
   }
   ~NvrtcKernel() override {
     const cudaError_t status = cudaLibraryUnload(m_library);
-    if (status != cudaSuccess) ACC_LOG_ERROR("unloading kernel '{}' failed: {}", m_name, cudaGetErrorName(status));
+    if (status != cudaSuccess && status != cudaErrorCudartUnloading) {
+      ACC_LOG_ERROR("unloading kernel '{}' failed: {}", m_name, cudaGetErrorName(status));
+    }
   }
   NvrtcKernel(const NvrtcKernel&) = delete;
   NvrtcKernel& operator=(const NvrtcKernel&) = delete;

@@ -11,8 +11,11 @@ class CudaEvent final : public Event {
  public:
   explicit CudaEvent(cudaEvent_t event) : m_event(event) {}
   ~CudaEvent() override {
+    // At process exit the runtime may be unloaded before the last event: nothing is left to release then.
     const cudaError_t status = cudaEventDestroy(m_event);
-    if (status != cudaSuccess) ACC_LOG_ERROR("cudaEventDestroy failed: {}", cudaGetErrorName(status));
+    if (status != cudaSuccess && status != cudaErrorCudartUnloading) {
+      ACC_LOG_ERROR("cudaEventDestroy failed: {}", cudaGetErrorName(status));
+    }
   }
   CudaEvent(const CudaEvent&) = delete;
   CudaEvent& operator=(const CudaEvent&) = delete;
