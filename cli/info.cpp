@@ -22,6 +22,13 @@ int run_info(const InfoOptions& options) {
     j["compiled_backends"] = backends;
     j["default_device"] = default_device().str();
     j["memory_threshold"] = cfg.memory_threshold;
+    j["allow_tf32"] = allow_tf32();
+    j["absent_backends"] = nlohmann::json::object();
+    for (DeviceKind kind : {DeviceKind::cuda, DeviceKind::opencl}) {
+      if (auto reason = backend_absent_reason(kind); !reason.empty()) {
+        j["absent_backends"][std::string(device_kind_name(kind))] = reason;
+      }
+    }
     for (const auto& d : devs) {
       const auto stats = memory_stats(d.device);
       j["devices"].push_back({{"device", d.device.str()},
@@ -45,6 +52,7 @@ int run_info(const InfoOptions& options) {
     }
   }
   fmt::print("default device: {}\n", default_device().str());
+  fmt::print("TF32 for float32 matmul on CUDA: {} (ACCELERA_ALLOW_TF32)\n", allow_tf32() ? "allowed" : "off");
   fmt::print("devices:\n");
   for (const auto& d : devs) {
     const auto stats = memory_stats(d.device);

@@ -100,11 +100,20 @@ class Backend {
   // OutOfMemoryError when the host cannot provide it.
   virtual std::unique_ptr<HostBuffer> allocate_host(int index, std::size_t nbytes) = 0;
 
+  // Whether copy() accepts src and dst on two different devices of this backend (a direct device-to-device
+  // path, such as CUDA peer copies). Tensor::to stages through the host where it does not.
+  virtual bool copies_between_devices() const noexcept { return false; }
+  // Whether the element-wise, reduction and matmul kernels compute `dtype`. Every backend computes float32,
+  // float64, int32 and int64; CUDA also computes float16 and bfloat16 (in float32 arithmetic). Ops raise
+  // DTypeError for the others.
+  virtual bool computes(DType dtype) const noexcept;
+
   // Kernels (see Note [Backend contract]).
   // dst = src converted to dst's dtype; same shape, any strides on both sides.
   virtual void copy(const Tensor& src, const Tensor& dst) = 0;
   virtual void fill(const Tensor& dst, double value) = 0;
-  // a: (..., M, K), b: (..., K, N), out: (..., M, N), all batch extents equal; f32 or f64.
+  // a: (..., M, K), b: (..., K, N), out: (..., M, N), all batch extents equal; a dtype computes() accepts
+  // (float16 and bfloat16 accumulate in float32).
   virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
   // out += a @ b for 2-D a, b, out (the out-of-core engine accumulates over K this way). Backends without
   // it raise NotSupportedError.
@@ -125,6 +134,9 @@ class Backend {
 Backend& backend_for(const Device& device);
 // Every device that answers now, CPU first.
 std::vector<DeviceInfo> devices();
+// Why a device kind is absent ("built without CUDA support", "no CUDA device found: <the runtime's
+// reason>"); empty when it is present.
+std::string backend_absent_reason(DeviceKind kind);
 // Names of the backends compiled into this build ("cpu", ...).
 std::vector<std::string> compiled_backends();
 // The device Accelera picks when none is given: the first GPU or accelerator, else the CPU.

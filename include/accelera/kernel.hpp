@@ -34,6 +34,7 @@ class CompiledKernel {
   virtual Device device() const noexcept = 0;
   // Enqueues the kernel on the device's compute stream. `global` counts work-items (threads) per dimension
   // and is rounded up to a multiple of `local`, the work-group (block) size, so kernels must check bounds.
+  // A `local` of all zeros lets the backend choose (the OpenCL driver; 256 threads on CUDA).
   // Throws ValueError for a wrong argument count, a non-contiguous tensor or one on another device.
   virtual void launch(std::span<const KernelArg> args, LaunchSize global, LaunchSize local) = 0;
 };

@@ -28,8 +28,11 @@ from ._core import (
     ShapeError,
     Tensor,
     __version__,
+    absent_backends,
+    allow_tf32,
     compiled_backends,
     default_device,
+    set_allow_tf32,
     set_log_level,
 )
 from . import _tensor  # noqa: F401  (installs Tensor's Python methods)
@@ -101,10 +104,11 @@ def ones(shape, dtype=float32, device=None) -> Tensor:
 
 
 __all__ = [
-    "ArgumentError", "CancelledError", "Matrix", "MatrixEngine", "chunking", "CompiledKernel", "KernelManager", "DType", "DTypeError", "DeviceError", "Error", "InternalError", "NotSupportedError",
-    "OutOfMemoryError", "ShapeError", "Tensor", "__version__", "add", "asarray", "bfloat16", "bool_",
-    "compiled_backends", "default_device", "devices", "divide", "dtype", "empty_cache", "exp", "float16",
-    "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "mean",
-    "memory_stats", "multiply", "negative", "ones", "relu", "set_log_level", "set_memory_budget", "sigmoid",
-    "subtract", "sum", "tanh", "zeros",
+    "ArgumentError", "CancelledError", "CompiledKernel", "DType", "DTypeError", "DeviceError", "Error",
+    "InternalError", "KernelManager", "Matrix", "MatrixEngine", "NotSupportedError", "OutOfMemoryError",
+    "ShapeError", "Tensor", "__version__", "absent_backends", "add", "allow_tf32", "asarray", "bfloat16", "bool_",
+    "chunking", "compiled_backends", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
+    "float16", "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "mean",
+    "memory_stats", "multiply", "negative", "ones", "relu", "set_allow_tf32", "set_log_level",
+    "set_memory_budget", "sigmoid", "subtract", "sum", "tanh", "zeros",
 ]

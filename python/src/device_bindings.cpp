@@ -1,6 +1,11 @@
 // Devices, memory statistics and configuration.
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
 
 #include "accelera/accelera.hpp"
 #include "bindings.hpp"
@@ -55,6 +60,46 @@ void bind_devices(nb::module_& m) {
   m.def("_fail_nth_allocation", [](const std::string& device, std::int64_t n) {
     allocator_for(Device::parse(device)).fail_nth_allocation(n);
   });
+  m.def("absent_backends", []() {
+    nb::dict out;
+    for (DeviceKind kind : {DeviceKind::cuda, DeviceKind::opencl}) {
+      if (auto reason = backend_absent_reason(kind); !reason.empty()) out[nb::str(device_kind_name(kind).data())] = reason;
+    }
+    return out;
+  });
+  // Benchmark helper: best seconds of a host->device and a device->host copy of `nbytes` through pinned
+  // staging memory (Backend::allocate_host) or pageable memory.
+  m.def("_staging_copy_seconds", [](const std::string& device, std::int64_t nbytes, bool pinned, int repeat) {
+    const Device d = Device::parse(device);
+    Backend& backend = backend_for(d);
+    const Tensor t = Tensor::empty(Shape{nbytes}, DType::boolean, d);
+    std::unique_ptr<HostBuffer> staging;
+    std::vector<std::byte> pageable;
+    void* host = nullptr;
+    if (pinned) {
+      staging = backend.allocate_host(d.index, static_cast<std::size_t>(nbytes));
+      host = staging->data();
+    } else {
+      pageable.resize(static_cast<std::size_t>(nbytes));
+      host = pageable.data();
+    }
+    std::memset(host, 1, static_cast<std::size_t>(nbytes));
+    double best_up = 1e300, best_down = 1e300;
+    for (int r = 0; r < repeat; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      backend.copy_from_host_async(t, host, Stream::upload);
+      backend.synchronize_stream(d.index, Stream::upload);
+      auto t1 = std::chrono::steady_clock::now();
+      backend.copy_to_host_async(host, t, Stream::download);
+      backend.synchronize_stream(d.index, Stream::download);
+      auto t2 = std::chrono::steady_clock::now();
+      best_up = std::min(best_up, std::chrono::duration<double>(t1 - t0).count());
+      best_down = std::min(best_down, std::chrono::duration<double>(t2 - t1).count());
+    }
+    return std::make_pair(best_up, best_down);
+  });
+  m.def("allow_tf32", &allow_tf32);
+  m.def("set_allow_tf32", &set_allow_tf32, nb::arg("allow"));
   m.def("set_log_level", &set_log_level);
   m.def("_reload_config", &reload_config);
   m.def("_device_total_memory", [](const std::string& device) {

@@ -7,11 +7,6 @@
 
 #include "accelera/backend.hpp"
 
-namespace accelera {
-// Why a device kind is absent ("built without CUDA support", "no CUDA device found"); empty if present.
-std::string backend_absent_reason(DeviceKind kind);
-}  // namespace accelera
-
 namespace accelera::detail {
 
 struct BackendRegistration {
@@ -25,6 +20,9 @@ void register_builtin_backends(BackendRegistration& registration);
 void for_each_compiled_backend(const std::function<void(DeviceKind)>& visit);
 
 void register_cpu_backend(BackendRegistration& registration);
+#ifdef ACCELERA_HAS_CUDA
+void register_cuda_backend(BackendRegistration& registration);
+#endif
 #ifdef ACCELERA_HAS_OPENCL
 void register_opencl_backend(BackendRegistration& registration);
 #endif

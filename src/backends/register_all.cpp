@@ -4,7 +4,11 @@ namespace accelera::detail {
 
 void register_builtin_backends(BackendRegistration& registration) {
   register_cpu_backend(registration);
+#ifdef ACCELERA_HAS_CUDA
+  register_cuda_backend(registration);
+#else
   registration.absent(DeviceKind::cuda, "built without CUDA support");
+#endif
 #ifdef ACCELERA_HAS_OPENCL
   register_opencl_backend(registration);
 #else
@@ -14,6 +18,9 @@ void register_builtin_backends(BackendRegistration& registration) {
 
 void for_each_compiled_backend(const std::function<void(DeviceKind)>& visit) {
   visit(DeviceKind::cpu);
+#ifdef ACCELERA_HAS_CUDA
+  visit(DeviceKind::cuda);
+#endif
 #ifdef ACCELERA_HAS_OPENCL
   visit(DeviceKind::opencl);
 #endif

@@ -158,6 +158,10 @@ void Backend::matmul_accumulate(const Tensor&, const Tensor&, const Tensor&) {
                                       device_kind_name(kind())));
 }
 
+bool Backend::computes(DType dtype) const noexcept {
+  return dtype == DType::f32 || dtype == DType::f64 || dtype == DType::i32 || dtype == DType::i64;
+}
+
 std::shared_ptr<CompiledKernel> Backend::compile_kernel(int, const std::string& name, const std::string&,
                                                         const std::string&) {
   throw NotSupportedError(fmt::format("cannot compile kernel '{}': the {} backend has no run-time kernel compiler",

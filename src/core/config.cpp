@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <atomic>
 #include <mutex>
 #include <string_view>
 
@@ -65,6 +66,7 @@ Config read_config() {
     c.num_threads = parse_number<int>("ACCELERA_NUM_THREADS", *v);
     ACC_CHECK(*c.num_threads >= 1, ValueError, "ACCELERA_NUM_THREADS must be >= 1, got {}", *v);
   }
+  if (auto v = env("ACCELERA_ALLOW_TF32")) c.allow_tf32 = parse_bool("ACCELERA_ALLOW_TF32", *v);
   if (auto v = env("ACCELERA_KERNEL_CACHE")) {
     c.kernel_cache_dir = *v;
   } else if (auto xdg = env("XDG_CACHE_HOME")) {
@@ -79,6 +81,8 @@ Config read_config() {
 
 std::mutex g_config_mutex;
 std::optional<Config> g_config;
+// -1: follow the environment; 0 or 1: set_allow_tf32 was called.
+std::atomic<int> g_allow_tf32{-1};
 
 }  // namespace
 
@@ -93,5 +97,16 @@ void reload_config() {
   std::lock_guard lock(g_config_mutex);
   g_config = std::move(fresh);
 }
+
+}  // namespace accelera
+
+namespace accelera {
+
+bool allow_tf32() {
+  const int set = g_allow_tf32.load(std::memory_order_relaxed);
+  return set >= 0 ? set == 1 : config().allow_tf32;
+}
+
+void set_allow_tf32(bool allow) { g_allow_tf32.store(allow ? 1 : 0, std::memory_order_relaxed); }
 
 }  // namespace accelera

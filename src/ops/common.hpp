@@ -1,6 +1,8 @@
 #pragma once
 // Validation helpers shared by the ops.
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "accelera/backend.hpp"
 #include "accelera/core/error.hpp"
@@ -17,16 +19,25 @@ inline void check_same_device(const Tensor& a, const Tensor& b, std::string_view
             b.device().str());
 }
 
-// The dtypes the element-wise and reduction kernels compute.
-inline bool is_computed(DType dtype) {
-  return dtype == DType::f32 || dtype == DType::f64 || dtype == DType::i32 || dtype == DType::i64;
+// The dtypes `device`'s kernels compute, by name: "float32, float64, int32 and int64".
+inline std::string computed_dtype_names(const Backend& backend, bool floating_only = false) {
+  std::vector<std::string_view> names;
+  for (DType d : all_dtypes) {
+    if (backend.computes(d) && (!floating_only || is_floating(d))) names.push_back(dtype_name(d));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : (i + 1 == names.size() ? " and " : ", "));
+    out += names[i];
+  }
+  return out;
 }
 
-inline void check_computed(DType dtype, std::string_view op) {
-  ACC_CHECK(is_computed(dtype), DTypeError,
-            "{} does not compute {}: supported dtypes are float32, float64, int32 and int64 (convert with "
-            "astype)",
-            op, dtype_name(dtype));
+inline void check_computed(DType dtype, std::string_view op, const Device& device) {
+  const Backend& backend = backend_for(device);
+  ACC_CHECK(backend.computes(dtype), DTypeError,
+            "{} does not compute {} on {}: supported dtypes there are {} (convert with astype)", op, dtype_name(dtype),
+            device.str(), computed_dtype_names(backend));
 }
 
 inline Tensor cast_to(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.astype(dtype); }

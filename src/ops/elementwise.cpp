@@ -16,7 +16,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   DType dtype = promote_types(a.dtype(), b.dtype());
   // True division: integers (and bools) divide as float64, as in NumPy.
   if (op == BinaryOp::divide && !is_floating(dtype)) dtype = DType::f64;
-  check_computed(dtype, name);
+  check_computed(dtype, name, a.device());
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
   Tensor out = Tensor::empty(shape, dtype, a.device());
   if (shape.numel() == 0) return out;
@@ -34,7 +34,7 @@ Tensor unary(UnaryOp op, const Tensor& x) {
   // NumPy computes transcendental functions of integers in float64.
   if (transcendental && is_integral(dtype)) dtype = DType::f64;
   ACC_CHECK(dtype != DType::boolean, DTypeError, "{} is not defined for bool tensors", name);
-  check_computed(dtype, name);
+  check_computed(dtype, name, x.device());
   Tensor out = Tensor::empty(x.shape(), dtype, x.device());
   if (x.numel() == 0) return out;
   backend_for(x.device()).unary(op, cast_to(x, dtype), out);

@@ -16,9 +16,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
             "matmul: operands must have at least one dimension, got shapes {} and {}", a.shape().str(),
             b.shape().str());
   const DType dtype = promote_types(a.dtype(), b.dtype());
-  ACC_CHECK(dtype == DType::f32 || dtype == DType::f64, DTypeError,
-            "matmul computes float32 and float64, not {} (operands {} and {}; convert with astype)",
-            dtype_name(dtype), dtype_name(a.dtype()), dtype_name(b.dtype()));
+  const Backend& backend = backend_for(a.device());
+  ACC_CHECK(is_floating(dtype) && backend.computes(dtype), DTypeError,
+            "matmul on {} computes {}, not {} (operands {} and {}; convert with astype)", a.device().str(),
+            computed_dtype_names(backend, true), dtype_name(dtype), dtype_name(a.dtype()), dtype_name(b.dtype()));
   // 1-D operands: a (K,) is a row (1, K), b (K,) a column (K, 1); the added axis is dropped at the end.
   const Tensor a2 = a.ndim() == 1 ? a.unsqueeze(0) : a;
   const Tensor b2 = b.ndim() == 1 ? b.unsqueeze(1) : b;

@@ -40,7 +40,7 @@ Tensor reduce(ReduceOp op, const Tensor& x, const Axes& axes, bool keepdims) {
   check_defined(x, name, "the operand");
   const auto axis_list = normalize_axes(axes, x.ndim(), name);
   const DType dtype = result_dtype(op, x.dtype());
-  check_computed(dtype, name);
+  check_computed(dtype, name, x.device());
   std::vector<std::int64_t> kept_dims = x.shape().dims();
   std::int64_t count = 1;
   for (auto a : axis_list) {

@@ -38,6 +38,10 @@ Tensor Tensor::to(const Device& target) const {
   } else if (target.is_cpu()) {
     src_backend.copy_to_host(out.data_ptr(), src);
     src_backend.synchronize(device().index);
+  } else if (target.kind == device().kind && dst_backend.copies_between_devices()) {
+    // Two devices of one backend with a direct path (CUDA peer copies).
+    dst_backend.copy(src, out);
+    dst_backend.synchronize(target.index);
   } else {
     // Between two device kinds (or two devices without a direct path): stage through the host.
     const Tensor staged = src.to(Device::cpu());

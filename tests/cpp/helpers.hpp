@@ -407,4 +407,30 @@ struct CpuAllocatorGuard {
   }
 };
 
+// ---- devices under test ---------------------------------------------------------------------------
+
+// Whether this build has the CUDA backend (whether or not a CUDA device answers).
+inline bool cuda_compiled() {
+  const auto names = accelera::compiled_backends();
+  return std::find(names.begin(), names.end(), "cuda") != names.end();
+}
+
+// `present` plus cuda:0 when CUDA is compiled in but absent: its tests then run and skip, saying why, so a
+// CUDA build without a GPU shows them skipped rather than silently missing.
+inline std::vector<Device> with_cuda_placeholder(std::vector<Device> present) {
+  const Device cuda0{accelera::DeviceKind::cuda, 0};
+  if (cuda_compiled() && std::find(present.begin(), present.end(), cuda0) == present.end()) present.push_back(cuda0);
+  return present;
+}
+
+// Why `device` cannot run tests here (the registry's DeviceError message), or empty when it can.
+inline std::string device_absence(const Device& device) {
+  try {
+    accelera::backend_for(device);
+    return {};
+  } catch (const accelera::DeviceError& e) {
+    return e.what();
+  }
+}
+
 }  // namespace acc_test

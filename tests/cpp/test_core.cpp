@@ -165,13 +165,16 @@ TEST(Backend, AbsentKindsSayWhy) {
   const std::pair<DeviceKind, const char*> kinds[] = {{DeviceKind::cuda, "CUDA"}, {DeviceKind::opencl, "OpenCL"}};
   for (const auto& [kind, name] : kinds) {
     const bool built = std::ranges::find(compiled, std::string(device_kind_name(kind))) != compiled.end();
-    if (built) continue;
+    const bool present = std::ranges::any_of(devices(), [&](const DeviceInfo& d) { return d.device.kind == kind; });
+    if (present) continue;
+    // Not built: says so. Built but no device answers (CUDA without a GPU or driver): says that, with the
+    // runtime's reason.
+    const std::string why = built ? std::string("no ") + name + " device found" : std::string("built without ") + name + " support";
     try {
       backend_for(Device{kind, 0});
       ADD_FAILURE() << "no exception for " << name;
     } catch (const DeviceError& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("built without ") + name + " support"), std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
     }
     EXPECT_THROW(allocator_for(Device{kind, 0}), DeviceError);
     EXPECT_THROW(Tensor::empty(Shape{2}, DType::f32, Device{kind, 0}), DeviceError);
@@ -184,6 +187,44 @@ TEST(Backend, AbsentKindsSayWhy) {
   bool accelerator = false;
   for (const auto& info : devices()) accelerator = accelerator || info.is_accelerator;
   if (!accelerator) EXPECT_EQ(default_device(), Device::cpu());
+}
+
+TEST(Backend, HalfFormatsAreComputedOnlyWhereTheBackendSaysSo) {
+  const Tensor h = ones(Shape{4, 4}, DType::f16);
+  const Tensor b = ones(Shape{4, 4}, DType::bf16);
+  EXPECT_FALSE(backend_for(Device::cpu()).computes(DType::f16));
+  for (const Tensor& t : {h, b}) {
+    for (auto op : std::initializer_list<std::function<Tensor()>>{
+             [&] { return add(t, t); }, [&] { return exp(t); }, [&] { return sum(t); }, [&] { return matmul(t, t); }}) {
+      try {
+        op();
+        ADD_FAILURE() << "no DTypeError for " << dtype_name(t.dtype()) << " on the CPU";
+      } catch (const DTypeError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(dtype_name(t.dtype())), std::string::npos) << msg;
+        EXPECT_NE(msg.find("cpu"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("astype"), std::string::npos) << msg;
+      }
+    }
+  }
+  // Mixed with float32, NumPy promotion gives float32, which the CPU computes.
+  EXPECT_EQ(add(h, ones(Shape{4}, DType::f32)).dtype(), DType::f32);
+}
+
+TEST(Config, Tf32IsOffByDefaultAndReadFromTheEnvironment) {
+  ::setenv("ACCELERA_ALLOW_TF32", "1", 1);
+  reload_config();
+  EXPECT_TRUE(config().allow_tf32);
+  ::setenv("ACCELERA_ALLOW_TF32", "sometimes", 1);
+  EXPECT_THROW(reload_config(), ValueError);
+  ::unsetenv("ACCELERA_ALLOW_TF32");
+  reload_config();
+  EXPECT_FALSE(config().allow_tf32);
+  EXPECT_FALSE(allow_tf32());
+  set_allow_tf32(true);
+  EXPECT_TRUE(allow_tf32());
+  set_allow_tf32(false);
+  EXPECT_FALSE(allow_tf32());
 }
 
 TEST(Backend, CpuIndexOutOfRange) {

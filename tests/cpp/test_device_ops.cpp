@@ -73,6 +73,9 @@ const std::vector<Shape> kShapes = {Shape{}, Shape{1}, Shape{7}, Shape{0, 5}, Sh
 
 class DeviceOps : public ::testing::TestWithParam<Device> {
  protected:
+  void SetUp() override {
+    if (const std::string why = device_absence(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  }
   std::mt19937_64 rng{42};
 };
 
@@ -229,7 +232,8 @@ TEST_P(DeviceOps, BudgetAndDeviceErrorsAreTyped) {
   EXPECT_THROW(accelera::add(on_device, accelera::ones(Shape{3})), accelera::DeviceError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, DeviceOps, ::testing::ValuesIn(accelerator_devices()), device_test_name);
+INSTANTIATE_TEST_SUITE_P(Devices, DeviceOps, ::testing::ValuesIn(with_cuda_placeholder(accelerator_devices())),
+                         device_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DeviceOps);
 
 }  // namespace

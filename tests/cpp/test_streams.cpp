@@ -22,7 +22,12 @@ std::string name_of(const ::testing::TestParamInfo<Device>& info) {
   return std::string(accelera::device_kind_name(info.param.kind)) + std::to_string(info.param.index);
 }
 
-class StreamsTest : public ::testing::TestWithParam<Device> {};
+class StreamsTest : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+    if (const std::string why = device_absence(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  }
+};
 
 TEST_P(StreamsTest, StagingBufferIsUsableHostMemory) {
   const Device device = GetParam();
@@ -97,7 +102,7 @@ TEST_P(StreamsTest, SynchronizeStreamWaitsForItsCopies) {
   EXPECT_EQ(dst, src);
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, StreamsTest, ::testing::ValuesIn(all_devices()), name_of);
+INSTANTIATE_TEST_SUITE_P(Devices, StreamsTest, ::testing::ValuesIn(with_cuda_placeholder(all_devices())), name_of);
 
 }  // namespace
 }  // namespace acc_test

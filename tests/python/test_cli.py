@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,23 @@ def test_info(module):
     assert ac.__version__ in proc.stdout
 
 
+_CUDA_PRESENT = any(d["kind"] == "cuda" for d in ac.devices())
+_CUDA_ABSENCE = "no CUDA device found" if "cuda" in ac.compiled_backends() else "built without CUDA support"
+
+
+@pytest.mark.skipif(_CUDA_PRESENT, reason="a CUDA device answers here")
+def test_info_and_demo_say_why_cuda_is_absent():
+    proc = _run("info")
+    assert proc.returncode == 0, proc.stderr
+    assert _CUDA_ABSENCE in proc.stdout
+    proc = _run("info", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert _CUDA_ABSENCE in json.loads(proc.stdout)["absent_backends"]["cuda"]
+    proc = _run("demo", "-n", "64", "--device", "cuda:0")
+    assert proc.returncode != 0
+    assert _CUDA_ABSENCE in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_demo_runs_and_verifies():
     proc = _run("demo", "-n", "256", "-r", "1")
     assert proc.returncode == 0, proc.stderr
@@ -70,7 +88,7 @@ def test_demo_float64():
         (("demo", "--dtype", "int8"), "int8"),
         (("demo", "-n", "64", "--dtype", "float16"), "float16"),
         (("demo", "-n", "64", "--device", "gpu"), "gpu"),
-        (("demo", "-n", "64", "--device", "cuda:0"), "built without"),
+        (("demo", "-n", "64", "--device", "cuda:99"), "cuda:99"),
         (("demo", "-n", "-5"), "-5"),
         (("demo", "-n", "abc"), "abc"),
     ],

@@ -54,3 +54,54 @@ def test_device_errors_are_typed(device):
     finally:
         ac.set_memory_budget(device, budget)
     assert ac.memory_stats(device)["current_bytes"] == before
+
+
+_CUDA_PRESENT = any(d["kind"] == "cuda" for d in ac.devices())
+
+
+@pytest.mark.skipif(_CUDA_PRESENT, reason="a CUDA device answers here")
+@pytest.mark.parametrize("device", ["cuda", "cuda:0"])
+def test_absent_cuda_says_why(device):
+    want = "no CUDA device found" if "cuda" in ac.compiled_backends() else "built without CUDA support"
+    assert want in ac.absent_backends()["cuda"]
+    for call in (lambda: ac.asarray(np.ones(3), device=device), lambda: ac.zeros((2,), device=device),
+                 lambda: ac.memory_stats(device)):
+        with pytest.raises(ac.DeviceError, match=want):
+            call()
+    assert all(d["kind"] != "cuda" for d in ac.devices())
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+def test_half_formats_are_not_computed_on_the_cpu(dtype):
+    x = ac.asarray(np.ones((3, 3), np.float32)).astype(dtype)
+    for op in (lambda: x + x, lambda: ac.exp(x), lambda: ac.sum(x), lambda: x @ x):
+        with pytest.raises(ac.DTypeError, match=r"float16|bfloat16") as info:
+            op()
+        assert "cpu" in str(info.value) and "astype" in str(info.value)
+    assert isinstance(info.value, TypeError)
+    # Stored and converted all the same, and promoted with float32 as in NumPy.
+    assert (x + ac.asarray(np.ones(3, np.float32))).dtype == ac.float32
+
+
+def test_tf32_switch():
+    assert ac.allow_tf32() is False  # off unless ACCELERA_ALLOW_TF32 or set_allow_tf32 says otherwise
+    ac.set_allow_tf32(True)
+    try:
+        assert ac.allow_tf32() is True
+    finally:
+        ac.set_allow_tf32(False)
+    assert ac.allow_tf32() is False
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d.startswith("cuda")] or ["cuda:0"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_formats_on_cuda(device, dtype):
+    if device not in DEVICES:
+        pytest.skip(f"{device}: {ac.absent_backends().get('cuda', 'not present')}")
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (64, 96)).astype(np.float32)
+    ta = ac.asarray(a, device=device).astype(dtype)
+    back = ta.astype("float32").numpy().astype(np.float64)
+    eps = 2.0**-10 if dtype == "float16" else 2.0**-7
+    np.testing.assert_allclose((ta + ta).astype("float32").numpy(), 2 * back, rtol=eps)
+    np.testing.assert_allclose((ta @ ta.T).astype("float32").numpy(), back @ back.T, rtol=eps, atol=96 * eps)

@@ -14,12 +14,21 @@ struct Config {
   bool enable_prefetch = true;                // ACCELERA_ENABLE_PREFETCH
   std::optional<int> num_threads;             // ACCELERA_NUM_THREADS (default: OpenMP's choice)
   std::string kernel_cache_dir;               // ACCELERA_KERNEL_CACHE (default: ~/.cache/accelera/kernels)
+  bool allow_tf32 = false;                    // ACCELERA_ALLOW_TF32 (see allow_tf32())
 };
 
 // Throws ValueError naming the variable when one holds a malformed value.
 const Config& config();
 // Re-reads the environment (tests and long-lived processes that change it).
 void reload_config();
+
+// Note [TF32]: on NVIDIA GPUs from Ampere on, float32 matmul may use TF32 tensor cores: inputs rounded to a
+// 10-bit mantissa (about 1e-3 relative error per product), accumulation in float32, several times faster.
+// Off by default, so float32 matmul gives float32 accuracy everywhere; turn it on with
+// set_allow_tf32(true) or ACCELERA_ALLOW_TF32=1. The setter wins over the environment. Other dtypes and
+// backends are unaffected.
+bool allow_tf32();
+void set_allow_tf32(bool allow);
 
 // Changes the library's log level at run time; throws ValueError for an unknown level name.
 void set_log_level(const std::string& level);
