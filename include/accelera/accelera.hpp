@@ -8,5 +8,7 @@
 #include "accelera/core/error.hpp"
 #include "accelera/core/shape.hpp"
 #include "accelera/core/tensor.hpp"
+#include "accelera/nn_ops.hpp"
+#include "accelera/nn_types.hpp"
 #include "accelera/ops.hpp"
 #include "accelera/version.hpp"
