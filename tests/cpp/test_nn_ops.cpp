@@ -215,25 +215,36 @@ TEST_P(NnOps, SoftmaxAndLogSoftmaxMatchFloat64) {
         const Tensor x = random_tensor(shape, dt, rng, -30.0, 30.0);
         const Tensor g = random_tensor(shape, dt, rng);
         const std::int64_t ax = axis < 0 ? shape.ndim() - 1 : axis;
-        // Reference along `ax` with plain index arithmetic.
-        Ref sm{shape, {}, {}}, lsm{shape, {}, {}}, dsm{shape, {}, {}}, dlsm{shape, {}, {}};
-        for_each_index(shape, [&](const Index& idx, std::int64_t) {
-          Index j = idx;
+        // Reference along `ax` with plain index arithmetic: one pass per line of the axis.
+        const auto xv = values_of(x), gv = values_of(g);
+        const accelera::Strides st = shape.contiguous_strides();
+        const std::int64_t len = shape[ax], step = st[static_cast<std::size_t>(ax)];
+        Ref sm{shape, std::vector<double>(xv.size()), {}}, lsm = sm, dsm = sm, dlsm = sm;
+        for (Ref* r : {&lsm, &dsm, &dlsm}) r->mag.assign(xv.size(), 0.0);
+        std::vector<std::int64_t> line_dims = shape.dims();
+        line_dims[static_cast<std::size_t>(ax)] = 1;
+        for_each_index(Shape(line_dims), [&](const Index& idx, std::int64_t) {
+          std::int64_t base = 0;
+          for (std::size_t i = 0; i < idx.size(); ++i) base += idx[i] * st[i];
+          const auto at = [&](std::int64_t j) { return static_cast<std::size_t>(base + j * step); };
           double m = -kInf, s = 0, gy = 0, gs = 0;
-          for (j[ax] = 0; j[ax] < shape[ax]; ++j[ax]) m = std::max(m, get(x, j));
-          for (j[ax] = 0; j[ax] < shape[ax]; ++j[ax]) s += std::exp(get(x, j) - m);
-          for (j[ax] = 0; j[ax] < shape[ax]; ++j[ax]) {
-            gy += get(g, j) * std::exp(get(x, j) - m) / s;
-            gs += get(g, j);
+          for (std::int64_t j = 0; j < len; ++j) m = std::max(m, xv[at(j)]);
+          for (std::int64_t j = 0; j < len; ++j) s += std::exp(xv[at(j)] - m);
+          for (std::int64_t j = 0; j < len; ++j) {
+            gy += gv[at(j)] * std::exp(xv[at(j)] - m) / s;
+            gs += gv[at(j)];
           }
-          const double y = std::exp(get(x, idx) - m) / s;
-          sm.v.push_back(y);
-          lsm.v.push_back(get(x, idx) - m - std::log(s));
-          lsm.mag.push_back(std::fabs(lsm.v.back()) + 1.0);
-          dsm.v.push_back(y * (get(g, idx) - gy));
-          dsm.mag.push_back(y * 2.0);
-          dlsm.v.push_back(get(g, idx) - y * gs);
-          dlsm.mag.push_back(1.0 + y * std::fabs(gs));
+          for (std::int64_t j = 0; j < len; ++j) {
+            const std::size_t e = at(j);
+            const double y = std::exp(xv[e] - m) / s;
+            sm.v[e] = y;
+            lsm.v[e] = xv[e] - m - std::log(s);
+            lsm.mag[e] = std::fabs(lsm.v[e]) + 1.0;
+            dsm.v[e] = y * (gv[e] - gy);
+            dsm.mag[e] = y * 2.0;
+            dlsm.v[e] = gv[e] - y * gs;
+            dlsm.mag[e] = 1.0 + y * std::fabs(gs);
+          }
         });
         const Tol tol = combined_tol(dt);
         const std::int64_t nb = static_cast<std::int64_t>(x.nbytes());
