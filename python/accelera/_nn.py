@@ -64,8 +64,8 @@ def bias_gelu(x, bias, approximate: str = "none") -> Tensor:
 def linear_gelu(x, weight, bias=None, approximate: str = "none") -> Tensor:
     """GELU(x @ weight.T + bias): x (..., in), weight (out, in) as in a linear layer, bias (out,) or None.
 
-    The bias and GELU run as the GEMM's epilogue (CPU: on each block of rows while it is in cache; OpenCL:
-    one fused pass after CLBlast's GEMM)."""
+    The bias and GELU are one fused pass over the GEMM's output (CPU: after OpenBLAS's GEMM; OpenCL: after
+    CLBlast's, in place), never separate bias and activation passes."""
     x, weight, bias = _operands(x, weight, bias)
     return _core.linear_gelu(x, weight, bias, _approximate(approximate))
 
