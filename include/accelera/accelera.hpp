@@ -10,5 +10,7 @@
 #include "accelera/core/tensor.hpp"
 #include "accelera/engine.hpp"
 #include "accelera/kernel.hpp"
+#include "accelera/nn_ops.hpp"
+#include "accelera/nn_types.hpp"
 #include "accelera/ops.hpp"
 #include "accelera/version.hpp"

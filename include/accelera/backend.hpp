@@ -14,6 +14,7 @@
 #include "accelera/core/device.hpp"
 #include "accelera/core/tensor.hpp"
 #include "accelera/kernel.hpp"
+#include "accelera/nn_types.hpp"
 
 namespace accelera {
 
@@ -127,6 +128,45 @@ class Backend {
   // raise NotSupportedError.
   virtual std::shared_ptr<CompiledKernel> compile_kernel(int index, const std::string& name,
                                                          const std::string& source, const std::string& options);
+
+  // ---- Fused neural-network kernels ---------------------------------------------------------------
+  // Note [Fused kernel contract]: unlike the element-wise kernels above, these receive C-contiguous
+  // tensors (their offsets may be non-zero) of one floating dtype, shapes already checked by ops/nn,
+  // outputs freshly allocated. "rows" means all leading axes flattened. The defaults (in
+  // backends/fused_defaults.cpp) throw NotSupportedError naming the op and the backend, so a backend
+  // without them builds and says so. Backends that implement them override has_fused_kernels().
+  virtual bool has_fused_kernels() const noexcept { return false; }
+  // Names of the device programs built so far on device `index` (run-time compiled backends); empty
+  // where kernels are compiled ahead of time.
+  virtual std::vector<std::string> compiled_kernels(int index) const;
+  // out = GELU(x + bias); x, out: (rows, n); bias: (n) or undefined.
+  virtual void gelu(const Tensor& x, const Tensor& bias, GeluApproximation approximation, const Tensor& out);
+  // dx = grad * GELU'(x); all (rows, n).
+  virtual void gelu_backward(const Tensor& grad, const Tensor& x, GeluApproximation approximation,
+                             const Tensor& dx);
+  // out = GELU(x @ weight^T + bias); x: (rows, in), weight: (out_features, in), bias: (out_features) or
+  // undefined, out: (rows, out_features).
+  virtual void linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                           GeluApproximation approximation, const Tensor& out);
+  // Over the last axis of x: (rows, n). weight, bias: (n) or undefined; mean, rstd: (rows).
+  virtual void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
+                          const Tensor& mean, const Tensor& rstd);
+  // dx: (rows, n); dweight, dbias: (n), or undefined when weight (resp. bias) was not given.
+  virtual void layer_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                                   const Tensor& rstd, const Tensor& dx, const Tensor& dweight,
+                                   const Tensor& dbias);
+  // Softmax (or log-softmax when `log`) over the last axis of (rows, n).
+  virtual void softmax(const Tensor& x, bool log, const Tensor& out);
+  // y is the forward result (softmax or log-softmax); dx = its vector-Jacobian product with grad.
+  virtual void softmax_backward(const Tensor& grad, const Tensor& y, bool log, const Tensor& dx);
+  // q: (bh, lq, d), k and v: (bh, lk, d), out: (bh, lq, d), lse: (bh, lq) in the compute precision
+  // (float32 for the half types). See Note [Attention] in ops/nn/attention.cpp for the causal alignment.
+  virtual void attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
+                         const Tensor& out, const Tensor& lse);
+  virtual void attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
+                                  const Tensor& out, const Tensor& lse, double scale, bool causal, const Tensor& dq,
+                                  const Tensor& dk, const Tensor& dv);
+  // ---- end of fused neural-network kernels --------------------------------------------------------
 };
 
 // The backend serving a device. Throws DeviceError saying "built without X support", "no X device

@@ -40,6 +40,20 @@ from ._convert import asarray, device_or_default, from_dlpack, scalar_tensor
 from . import chunking  # noqa: F401
 from .engine import Matrix, MatrixEngine
 from ._dtypes import DType, bfloat16, bool_, dtype, float16, float32, float64, int32, int64
+from ._nn import (
+    attention,
+    attention_backward,
+    bias_gelu,
+    gelu,
+    gelu_backward,
+    layer_norm,
+    layer_norm_backward,
+    linear_gelu,
+    log_softmax,
+    log_softmax_backward,
+    softmax,
+    softmax_backward,
+)
 from ._ops import (
     add,
     divide,
@@ -56,6 +70,9 @@ from ._ops import (
     sum,
     tanh,
 )
+
+
+from . import backends  # noqa: E402  (after the core names it uses)
 
 
 def devices() -> list[dict]:
@@ -111,4 +128,7 @@ __all__ = [
     "float16", "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "mean",
     "memory_stats", "multiply", "negative", "ones", "relu", "set_allow_tf32", "set_log_level",
     "set_memory_budget", "sigmoid", "subtract", "sum", "tanh", "zeros",
+    # fused neural-network ops
+    "attention", "attention_backward", "backends", "bias_gelu", "gelu", "gelu_backward", "layer_norm",
+    "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",
 ]

@@ -7,6 +7,7 @@ namespace nb = nanobind;
 void bind_errors(nb::module_& m);
 void bind_tensor(nb::module_& m);
 void bind_ops(nb::module_& m);
+void bind_nn(nb::module_& m);
 void bind_devices(nb::module_& m);
 void bind_cli(nb::module_& m);
 void bind_kernels(nb::module_& m);

@@ -8,6 +8,7 @@ NB_MODULE(_core, m) {
   bind_errors(m);
   bind_tensor(m);
   bind_ops(m);
+  bind_nn(m);
   bind_devices(m);
   bind_cli(m);
   bind_kernels(m);

@@ -12,6 +12,7 @@
 #include "accelera/core/config.hpp"
 #include "accelera/core/error.hpp"
 #include "backends/cpu/kernels/kernels.hpp"
+#include "backends/cpu/kernels/nn_kernels.hpp"
 
 namespace accelera::cpu {
 
@@ -125,6 +126,40 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Ten
 void CpuBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) { unary_kernel(op, x, out); }
 void CpuBackend::reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   reduce_kernel(op, x, axes, out);
+}
+
+void CpuBackend::gelu(const Tensor& x, const Tensor& bias, GeluApproximation approximation, const Tensor& out) {
+  gelu_kernel(x, bias, approximation, out);
+}
+void CpuBackend::gelu_backward(const Tensor& grad, const Tensor& x, GeluApproximation approximation,
+                               const Tensor& dx) {
+  gelu_backward_kernel(grad, x, approximation, dx);
+}
+void CpuBackend::linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                             GeluApproximation approximation, const Tensor& out) {
+  linear_gelu_kernel(x, weight, bias, approximation, out);
+}
+void CpuBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
+                            const Tensor& mean, const Tensor& rstd) {
+  layer_norm_kernel(x, weight, bias, eps, out, mean, rstd);
+}
+void CpuBackend::layer_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                                     const Tensor& rstd, const Tensor& dx, const Tensor& dweight,
+                                     const Tensor& dbias) {
+  layer_norm_backward_kernel(grad, x, weight, mean, rstd, dx, dweight, dbias);
+}
+void CpuBackend::softmax(const Tensor& x, bool log, const Tensor& out) { softmax_kernel(x, log, out); }
+void CpuBackend::softmax_backward(const Tensor& grad, const Tensor& y, bool log, const Tensor& dx) {
+  softmax_backward_kernel(grad, y, log, dx);
+}
+void CpuBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
+                           const Tensor& out, const Tensor& lse) {
+  attention_kernel(q, k, v, scale, causal, out, lse);
+}
+void CpuBackend::attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const Tensor& out, const Tensor& lse, double scale, bool causal, const Tensor& dq,
+                                    const Tensor& dk, const Tensor& dv) {
+  attention_backward_kernel(grad, q, k, v, out, lse, scale, causal, dq, dk, dv);
 }
 
 }  // namespace accelera::cpu

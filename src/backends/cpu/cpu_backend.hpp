@@ -38,6 +38,25 @@ class CpuBackend final : public Backend {
   void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
   void reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) override;
 
+  // Fused neural-network kernels (kernels/<op>.cpp).
+  bool has_fused_kernels() const noexcept override { return true; }
+  void gelu(const Tensor& x, const Tensor& bias, GeluApproximation approximation, const Tensor& out) override;
+  void gelu_backward(const Tensor& grad, const Tensor& x, GeluApproximation approximation,
+                     const Tensor& dx) override;
+  void linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApproximation approximation,
+                   const Tensor& out) override;
+  void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
+                  const Tensor& mean, const Tensor& rstd) override;
+  void layer_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                           const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) override;
+  void softmax(const Tensor& x, bool log, const Tensor& out) override;
+  void softmax_backward(const Tensor& grad, const Tensor& y, bool log, const Tensor& dx) override;
+  void attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal, const Tensor& out,
+                 const Tensor& lse) override;
+  void attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                          const Tensor& lse, double scale, bool causal, const Tensor& dq, const Tensor& dk,
+                          const Tensor& dv) override;
+
  private:
   HostRawAllocator m_raw;
   std::string m_name;

@@ -76,6 +76,26 @@ class OpenClBackend final : public Backend {
   std::shared_ptr<CompiledKernel> compile_kernel(int index, const std::string& name, const std::string& source,
                                                  const std::string& options) override;
 
+  // Fused neural-network kernels (nn_kernels.cpp, attention.cpp; kernels/<op>.cl).
+  bool has_fused_kernels() const noexcept override { return true; }
+  std::vector<std::string> compiled_kernels(int index) const override;
+  void gelu(const Tensor& x, const Tensor& bias, GeluApproximation approximation, const Tensor& out) override;
+  void gelu_backward(const Tensor& grad, const Tensor& x, GeluApproximation approximation,
+                     const Tensor& dx) override;
+  void linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApproximation approximation,
+                   const Tensor& out) override;
+  void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
+                  const Tensor& mean, const Tensor& rstd) override;
+  void layer_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                           const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) override;
+  void softmax(const Tensor& x, bool log, const Tensor& out) override;
+  void softmax_backward(const Tensor& grad, const Tensor& y, bool log, const Tensor& dx) override;
+  void attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal, const Tensor& out,
+                 const Tensor& lse) override;
+  void attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                          const Tensor& lse, double scale, bool causal, const Tensor& dq, const Tensor& dk,
+                          const Tensor& dv) override;
+
   ClDevice& device(int index) const;
   // Why no device was found, when none was.
   const std::string& absent_reason() const noexcept { return m_absent_reason; }

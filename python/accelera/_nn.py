@@ -1,0 +1,135 @@
+"""Fused neural-network ops: GELU, linear + GELU, LayerNorm, softmax and flash attention, with backward passes.
+
+Every function takes Accelera tensors, NumPy arrays or any DLPack producer (PyTorch, CuPy, JAX: zero-copy
+on their own device) and returns Accelera tensors on the device of the first tensor argument (array-likes
+join it there). Each runs one fused kernel of that device's backend; a backend without the kernel raises
+``NotSupportedError`` naming it, never a slower substitute. float32 and float64 everywhere; float16 and
+bfloat16 where the backend computes them (CUDA). All operands share one dtype.
+"""
+
+from __future__ import annotations
+
+from . import _core
+from ._convert import asarray
+from ._core import ArgumentError, DTypeError, Tensor
+
+_APPROXIMATIONS = ("none", "tanh")
+
+
+def _operands(*values):
+    """Tensors for the given operands (None stays None), array-likes placed on the first tensor's device."""
+    device = next((v.device for v in values if isinstance(v, Tensor)), None)
+    return [v if v is None or isinstance(v, Tensor) else asarray(v, device=device) for v in values]
+
+
+def _approximate(approximate) -> str:
+    if not isinstance(approximate, str) or approximate not in _APPROXIMATIONS:
+        raise ArgumentError(f"approximate must be 'none' (exact, erf) or 'tanh', got {approximate!r}")
+    return approximate
+
+
+def _axis(axis) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise DTypeError(f"axis must be an integer, not {axis!r}")
+    return axis
+
+
+def _scale(scale):
+    if scale is None:
+        return None
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise DTypeError(f"scale must be a real number or None, not {type(scale).__name__}")
+    return float(scale)
+
+
+def gelu(x, approximate: str = "none") -> Tensor:
+    """GELU(x) element-wise. ``approximate="none"``: exact, x * Phi(x) through erf; ``"tanh"``: the
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) form (GPT-2, cuBLASLt's epilogue)."""
+    (x,) = _operands(x)
+    return _core.gelu(x, _approximate(approximate))
+
+
+def gelu_backward(grad, x, approximate: str = "none") -> Tensor:
+    """Gradient of :func:`gelu` with respect to x: ``grad * GELU'(x)``."""
+    grad, x = _operands(grad, x)
+    return _core.gelu_backward(grad, x, _approximate(approximate))
+
+
+def bias_gelu(x, bias, approximate: str = "none") -> Tensor:
+    """GELU(x + bias) in one pass; ``bias`` has x's last extent and is broadcast over the other axes."""
+    x, bias = _operands(x, bias)
+    return _core.bias_gelu(x, bias, _approximate(approximate))
+
+
+def linear_gelu(x, weight, bias=None, approximate: str = "none") -> Tensor:
+    """GELU(x @ weight.T + bias): x (..., in), weight (out, in) as in a linear layer, bias (out,) or None.
+
+    The bias and GELU are one fused pass over the GEMM's output (CPU: after OpenBLAS's GEMM; OpenCL: after
+    CLBlast's, in place), never separate bias and activation passes."""
+    x, weight, bias = _operands(x, weight, bias)
+    return _core.linear_gelu(x, weight, bias, _approximate(approximate))
+
+
+def layer_norm(x, weight=None, bias=None, eps: float = 1e-5, *, return_stats: bool = False):
+    """LayerNorm over the last axis: (x - mean) / sqrt(var + eps) * weight + bias (biased variance).
+
+    weight and bias are (n,) or None. With ``return_stats=True`` returns ``(out, mean, rstd)``, where mean
+    and rstd (1 / sqrt(var + eps), float32 for float32 input) have x's shape without its last axis: the
+    inputs of :func:`layer_norm_backward`.
+    """
+    x, weight, bias = _operands(x, weight, bias)
+    out, mean, rstd = _core.layer_norm(x, weight, bias, float(eps))
+    return (out, mean, rstd) if return_stats else out
+
+
+def layer_norm_backward(grad, x, mean, rstd, weight=None, bias=None):
+    """Gradients of :func:`layer_norm`: ``(dx, dweight, dbias)``; dweight (dbias) is None when weight
+    (bias) is None. ``mean`` and ``rstd`` come from ``layer_norm(..., return_stats=True)``."""
+    grad, x, mean, rstd, weight, bias = _operands(grad, x, mean, rstd, weight, bias)
+    return _core.layer_norm_backward(grad, x, weight, bias, mean, rstd)
+
+
+def softmax(x, axis: int = -1) -> Tensor:
+    """exp(x - max) / sum(exp(x - max)) along ``axis``: numerically stable for any finite input."""
+    (x,) = _operands(x)
+    return _core.softmax(x, _axis(axis))
+
+
+def log_softmax(x, axis: int = -1) -> Tensor:
+    """x - max - log(sum(exp(x - max))) along ``axis``."""
+    (x,) = _operands(x)
+    return _core.log_softmax(x, _axis(axis))
+
+
+def softmax_backward(grad, y, axis: int = -1) -> Tensor:
+    """Gradient of :func:`softmax` given its output ``y``: ``y * (grad - sum(grad * y, axis))``."""
+    grad, y = _operands(grad, y)
+    return _core.softmax_backward(grad, y, _axis(axis))
+
+
+def log_softmax_backward(grad, y, axis: int = -1) -> Tensor:
+    """Gradient of :func:`log_softmax` given its output ``y``: ``grad - exp(y) * sum(grad, axis)``."""
+    grad, y = _operands(grad, y)
+    return _core.log_softmax_backward(grad, y, _axis(axis))
+
+
+def attention(q, k, v, scale=None, causal: bool = False, *, return_lse: bool = False):
+    """softmax(q @ k^T * scale [+ causal mask]) @ v, computed flash-style (tiled, online softmax, exact).
+
+    q: (batch, heads, q_len, head_dim); k, v: (batch, heads, kv_len, head_dim); ``scale`` defaults to
+    1 / sqrt(head_dim). The q_len x kv_len matrix is never materialised. ``causal`` masks bottom-right
+    aligned: query i sees keys j <= i + kv_len - q_len (FlashAttention's convention, what KV-cache decoding
+    needs); a query that sees no key (only when q_len > kv_len) gets zeros. With ``return_lse=True``
+    returns ``(out, lse)``: lse (batch, heads, q_len) is the log-sum-exp of each query's scaled scores
+    (-inf where no key is visible), the input of :func:`attention_backward`.
+    """
+    q, k, v = _operands(q, k, v)
+    out, lse = _core.attention(q, k, v, _scale(scale), bool(causal))
+    return (out, lse) if return_lse else out
+
+
+def attention_backward(grad, q, k, v, out, lse, scale=None, causal: bool = False):
+    """Gradients ``(dq, dk, dv)`` of :func:`attention` given the upstream ``grad`` and the forward's ``out``
+    and ``lse``; probabilities are recomputed tile by tile from lse (FlashAttention-2), never stored."""
+    grad, q, k, v, out, lse = _operands(grad, q, k, v, out, lse)
+    return _core.attention_backward(grad, q, k, v, out, lse, _scale(scale), bool(causal))

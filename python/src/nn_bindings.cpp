@@ -1,0 +1,114 @@
+// The fused neural-network ops, taking Tensors (the Python package converts array-likes), and what the
+// `accelera.backends` objects need to know about each backend. The GIL is released while kernels run.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "accelera/accelera.hpp"
+#include "bindings.hpp"
+
+namespace accelera::python {
+
+namespace {
+
+using OptTensor = std::optional<Tensor>;
+
+Tensor value_or_undefined(const OptTensor& t) { return t ? *t : Tensor(); }
+OptTensor defined_or_none(const Tensor& t) { return t.defined() ? OptTensor(t) : std::nullopt; }
+GeluApproximation approximation(const std::string& name) { return gelu_approximation_from_name(name); }
+
+// What Python's get_backend reports: whether the kind is compiled in and answers, and if not, why (the
+// registry's own DeviceError message); whether it has the fused kernels; the programs it has built.
+nb::dict backend_status(const std::string& kind_name) {
+  const Device device = Device::parse(kind_name);
+  nb::dict d;
+  d["device"] = device.str();
+  try {
+    Backend& backend = backend_for(device);
+    d["available"] = true;
+    d["reason"] = "";
+    d["has_fused_kernels"] = backend.has_fused_kernels();
+    d["compiled_kernels"] = backend.compiled_kernels(device.index);
+    d["name"] = backend.device_info(device.index).name;
+  } catch (const DeviceError& e) {  // "built without X support" / "no X device found": reported, not hidden
+    d["available"] = false;
+    d["reason"] = std::string(e.what());
+    d["has_fused_kernels"] = false;
+    d["compiled_kernels"] = std::vector<std::string>{};
+    d["name"] = "";
+  }
+  return d;
+}
+
+}  // namespace
+
+void bind_nn(nb::module_& m) {
+  const auto release = nb::call_guard<nb::gil_scoped_release>();
+  m.def("gelu", [](const Tensor& x, const std::string& a) { return gelu(x, approximation(a)); }, nb::arg("x"),
+        nb::arg("approximate"), release);
+  m.def(
+      "gelu_backward",
+      [](const Tensor& g, const Tensor& x, const std::string& a) { return gelu_backward(g, x, approximation(a)); },
+      nb::arg("grad"), nb::arg("x"), nb::arg("approximate"), release);
+  m.def(
+      "bias_gelu",
+      [](const Tensor& x, const Tensor& b, const std::string& a) { return bias_gelu(x, b, approximation(a)); },
+      nb::arg("x"), nb::arg("bias"), nb::arg("approximate"), release);
+  m.def(
+      "linear_gelu",
+      [](const Tensor& x, const Tensor& w, const OptTensor& b, const std::string& a) {
+        return linear_gelu(x, w, value_or_undefined(b), approximation(a));
+      },
+      nb::arg("x"), nb::arg("weight"), nb::arg("bias").none(), nb::arg("approximate"), release);
+  m.def(
+      "layer_norm",
+      [](const Tensor& x, const OptTensor& w, const OptTensor& b, double eps) {
+        auto r = layer_norm(x, value_or_undefined(w), value_or_undefined(b), eps);
+        return std::make_tuple(r.out, r.mean, r.rstd);
+      },
+      nb::arg("x"), nb::arg("weight").none(), nb::arg("bias").none(), nb::arg("eps"), release);
+  m.def(
+      "layer_norm_backward",
+      [](const Tensor& g, const Tensor& x, const OptTensor& w, const OptTensor& b, const Tensor& mean,
+         const Tensor& rstd) {
+        auto r = layer_norm_backward(g, x, value_or_undefined(w), value_or_undefined(b), mean, rstd);
+        return std::make_tuple(r.dx, defined_or_none(r.dweight), defined_or_none(r.dbias));
+      },
+      nb::arg("grad"), nb::arg("x"), nb::arg("weight").none(), nb::arg("bias").none(), nb::arg("mean"),
+      nb::arg("rstd"), release);
+  m.def("softmax", [](const Tensor& x, std::int64_t axis) { return softmax(x, axis); }, release);
+  m.def("log_softmax", [](const Tensor& x, std::int64_t axis) { return log_softmax(x, axis); }, release);
+  m.def(
+      "softmax_backward", [](const Tensor& g, const Tensor& y, std::int64_t axis) { return softmax_backward(g, y, axis); },
+      release);
+  m.def(
+      "log_softmax_backward",
+      [](const Tensor& g, const Tensor& y, std::int64_t axis) { return log_softmax_backward(g, y, axis); }, release);
+  m.def(
+      "attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<double> scale, bool causal) {
+        auto r = attention(q, k, v, scale, causal);
+        return std::make_tuple(r.out, r.lse);
+      },
+      nb::arg("q"), nb::arg("k"), nb::arg("v"), nb::arg("scale").none(), nb::arg("causal"), release);
+  m.def(
+      "attention_backward",
+      [](const Tensor& g, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse,
+         std::optional<double> scale, bool causal) {
+        auto r = attention_backward(g, q, k, v, out, lse, scale, causal);
+        return std::make_tuple(r.dq, r.dk, r.dv);
+      },
+      nb::arg("grad"), nb::arg("q"), nb::arg("k"), nb::arg("v"), nb::arg("out"), nb::arg("lse"),
+      nb::arg("scale").none(), nb::arg("causal"), release);
+  m.def("_backend_status", &backend_status, nb::arg("device"));
+  m.def(
+      "_synchronize",
+      [](const std::string& device) {
+        const Device d = Device::parse(device);
+        backend_for(d).synchronize(d.index);
+      },
+      release);
+}
+
+}  // namespace accelera::python

@@ -1,0 +1,58 @@
+// Flash attention forward: one work-group per (batch x head, block of queries), one work-item per query.
+// Key and value tiles of TILE rows are staged in local memory; each work-item scores the tile into a
+// private array, then updates its online softmax (running max m, sum l) and rescales its private output
+// row once per tile. HEAD_DIM_MAX bounds the private rows; the actual head dim d is an argument.
+// Causal masking is bottom-right aligned: query i sees keys j <= i + lk - lq.
+__kernel void attention(const long lq, const long lk, const int d, const long q_blocks, const T scale,
+                        const int causal, __global const T* q, const long qo, __global const T* k, const long ko,
+                        __global const T* v, const long vo, __global T* out, const long oo, __global T* lse,
+                        const long lo, __local T* ks, __local T* vs) {
+  const long group = get_group_id(0);
+  const long h = group / q_blocks;
+  const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
+  const long q0 = (group % q_blocks) * lsize;
+  const long i = q0 + lid;
+  const bool active = i < lq;
+  const long offset = lk - lq;
+  T qr[HEAD_DIM_MAX], o[HEAD_DIM_MAX], s[TILE];
+  for (int c = 0; c < d; ++c) {
+    qr[c] = active ? q[qo + (h * lq + i) * d + c] : (T)0;
+    o[c] = 0;
+  }
+  T m = -INFINITY, l = 0;
+  const long last_visible = causal ? i + offset : lk - 1;  // this query's last key
+  const long key_end = causal ? clamp(q0 + lsize + offset, (long)0, lk) : lk;
+  for (long k0 = 0; k0 < key_end; k0 += TILE) {
+    const int nk = (int)min((long)TILE, key_end - k0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int idx = lid; idx < nk * d; idx += lsize) {
+      ks[idx] = k[ko + (h * lk + k0) * d + idx];
+      vs[idx] = v[vo + (h * lk + k0) * d + idx];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int visible = active ? (int)clamp(last_visible - k0 + 1, (long)0, (long)nk) : 0;
+    if (visible == 0) continue;
+    T tile_max = -INFINITY;
+    for (int j = 0; j < visible; ++j) {
+      T acc = 0;
+      for (int c = 0; c < d; ++c) acc += qr[c] * ks[j * d + c];
+      s[j] = acc * scale;
+      tile_max = fmax(tile_max, s[j]);
+    }
+    const T m_new = fmax(m, tile_max);
+    const T alpha = exp(m - m_new);
+    T sum = 0;
+    for (int c = 0; c < d; ++c) o[c] *= alpha;
+    for (int j = 0; j < visible; ++j) {
+      const T p = exp(s[j] - m_new);
+      sum += p;
+      for (int c = 0; c < d; ++c) o[c] += p * vs[j * d + c];
+    }
+    l = l * alpha + sum;
+    m = m_new;
+  }
+  if (!active) return;
+  const T inv = l > (T)0 ? (T)1 / l : (T)0;
+  for (int c = 0; c < d; ++c) out[oo + (h * lq + i) * d + c] = o[c] * inv;
+  lse[lo + h * lq + i] = l > (T)0 ? m + log(l) : -INFINITY;
+}

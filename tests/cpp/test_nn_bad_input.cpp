@@ -1,0 +1,99 @@
+// Bad input to the fused neural-network ops: a typed error that says what was wrong, inputs unchanged;
+// and the Backend defaults that name the op and the backend when a backend lacks a fused kernel.
+#include "nn_helpers.hpp"
+
+namespace acc_test {
+namespace {
+
+using accelera::DTypeError;
+using accelera::NotSupportedError;
+using accelera::ShapeError;
+using accelera::ValueError;
+
+template <typename E, typename F>
+void expect_error(F&& f, const std::string& needle, const std::vector<Tensor>& inputs) {
+  std::vector<std::vector<std::byte>> before;
+  for (const Tensor& t : inputs) before.push_back(storage_bytes(t));
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(storage_bytes(inputs[i]), before[i]) << "input " << i;
+}
+
+TEST(NnBadInput, TypedErrorsAndInputsUnchanged) {
+  std::mt19937_64 rng(3);
+  const Tensor x = random_tensor(Shape{4, 8}, DType::f32, rng);
+  const Tensor xi = Tensor::empty(Shape{4, 8}, DType::i32);
+  const Tensor w = random_tensor(Shape{5, 8}, DType::f32, rng);
+  const Tensor w64 = random_tensor(Shape{5, 8}, DType::f64, rng);
+  const Tensor b_bad = random_tensor(Shape{7}, DType::f32, rng);
+  expect_error<DTypeError>([&] { accelera::gelu(xi); }, "int32", {xi});
+  expect_error<DTypeError>([&] { accelera::linear_gelu(x, w64, Tensor()); }, "float64", {x, w64});
+  expect_error<ShapeError>([&] { accelera::linear_gelu(x, w.T(), Tensor()); }, "in_features", {x, w});
+  expect_error<ShapeError>([&] { accelera::linear_gelu(x, w, b_bad); }, "(5,)", {x, w, b_bad});
+  expect_error<ShapeError>([&] { accelera::bias_gelu(x, b_bad); }, "bias", {x, b_bad});
+  expect_error<ShapeError>([&] { accelera::layer_norm(x, b_bad, Tensor()); }, "weight", {x, b_bad});
+  expect_error<ValueError>([&] { accelera::layer_norm(x, Tensor(), Tensor(), -1.0); }, "eps", {x});
+  expect_error<ValueError>([&] { accelera::softmax(x, 2); }, "axis", {x});
+  expect_error<ShapeError>([&] { accelera::gelu_backward(x, w); }, "shape", {x, w});
+  const Tensor q = random_tensor(Shape{1, 2, 3, 8}, DType::f32, rng);
+  const Tensor k = random_tensor(Shape{1, 2, 5, 8}, DType::f32, rng);
+  const Tensor k_bad = random_tensor(Shape{1, 2, 5, 4}, DType::f32, rng);
+  expect_error<ShapeError>([&] { accelera::attention(q, k_bad, k_bad); }, "head_dim", {q, k_bad});
+  expect_error<ShapeError>([&] { accelera::attention(q, k, q); }, "v has shape", {q, k});
+  expect_error<ShapeError>([&] { accelera::attention(x, x, x); }, "4-D", {x});
+  expect_error<ValueError>([&] { accelera::attention(q, k, k, std::nan("")); }, "scale", {q, k});
+  const auto fwd = accelera::attention(q, k, k);
+  expect_error<DTypeError>([&] { accelera::attention_backward(q, q, k, k, fwd.out, fwd.lse.astype(DType::f64)); },
+                           "lse", {q, k});
+  expect_error<ValueError>([] { accelera::gelu_approximation_from_name("fast"); }, "tanh", {});
+}
+
+TEST(NnBadInput, HalfTypesAreNotComputedOnTheCpu) {
+  const Tensor x = Tensor::empty(Shape{3}, DType::f16);
+  expect_error<DTypeError>([&] { accelera::gelu(x); }, "float16", {});
+}
+
+// A backend that implements only what the interface requires: every fused kernel is a default.
+class BareBackend final : public accelera::Backend {
+ public:
+  accelera::DeviceKind kind() const noexcept override { return accelera::DeviceKind::cuda; }
+  int device_count() const noexcept override { return 0; }
+  accelera::DeviceInfo device_info(int) const override { return {}; }
+  std::int64_t total_memory(int) const override { return 0; }
+  accelera::RawAllocator& raw_allocator(int) override { throw accelera::DeviceError("none"); }
+  void copy_from_host(const Tensor&, const void*) override {}
+  void copy_to_host(void*, const Tensor&) override {}
+  void synchronize(int) override {}
+  void copy_from_host_async(const Tensor&, const void*, accelera::Stream) override {}
+  void copy_to_host_async(void*, const Tensor&, accelera::Stream) override {}
+  accelera::EventPtr record_event(int, accelera::Stream) override { return nullptr; }
+  void stream_wait(int, accelera::Stream, const accelera::Event&) override {}
+  void synchronize_stream(int, accelera::Stream) override {}
+  std::unique_ptr<accelera::HostBuffer> allocate_host(int, std::size_t) override { return nullptr; }
+  void copy(const Tensor&, const Tensor&) override {}
+  void fill(const Tensor&, double) override {}
+  void matmul(const Tensor&, const Tensor&, const Tensor&) override {}
+  void binary(accelera::BinaryOp, const Tensor&, const Tensor&, const Tensor&) override {}
+  void unary(accelera::UnaryOp, const Tensor&, const Tensor&) override {}
+  void reduce(accelera::ReduceOp, const Tensor&, std::span<const std::int64_t>, const Tensor&) override {}
+};
+
+TEST(NnBadInput, BackendDefaultsNameTheOpAndTheBackend) {
+  BareBackend b;
+  const Tensor t;
+  EXPECT_FALSE(b.has_fused_kernels());
+  EXPECT_TRUE(b.compiled_kernels(0).empty());
+  expect_error<NotSupportedError>([&] { b.gelu(t, t, accelera::GeluApproximation::none, t); },
+                                  "gelu is not implemented on the cuda backend", {});
+  expect_error<NotSupportedError>([&] { b.softmax(t, true, t); }, "log_softmax is not implemented on the cuda", {});
+  expect_error<NotSupportedError>([&] { b.attention(t, t, t, 1.0, false, t, t); }, "attention is not", {});
+  expect_error<NotSupportedError>([&] { b.layer_norm_backward(t, t, t, t, t, t, t, t); }, "layer_norm_backward", {});
+  EXPECT_TRUE(accelera::backend_for(Device::cpu()).has_fused_kernels());
+}
+
+}  // namespace
+}  // namespace acc_test
