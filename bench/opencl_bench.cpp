@@ -125,19 +125,24 @@ int main(int argc, char** argv) {
   const auto sn = static_cast<std::int64_t>(n);
   const Tensor ta = to_device(host, Shape({sn, sn}), device);
   const Tensor tb = ta.clone();
-  Tensor tc = accelera::matmul(ta, tb);
+  // CLBlast's defaults first: Accelera's first matmul installs its parameters for PoCL (Note [CLBlast tuning
+  // for PoCL]), after which raw CLBlast on this device uses them too.
+  const double raw_default = raw_clblast_seconds(d, ra, rb, rc, n, 2);
+  Tensor tc;
   double ours = 1e30, raw = 1e30;
   for (int round = 0; round < 2; ++round) {
-    raw = std::min(raw, raw_clblast_seconds(d, ra, rb, rc, n, 2));
     ours = std::min(ours, best_seconds(
                               [&] {
                                 tc = accelera::matmul(ta, tb);
                                 backend.synchronize(0);
                               },
                               2));
+    raw = std::min(raw, raw_clblast_seconds(d, ra, rb, rc, n, 2));
   }
   std::printf("| case | GFLOP/s | ratio |\n| --- | ---: | ---: |\n");
-  std::printf("| raw CLBlast sgemm %zu (default parameters) | %.1f | 1.00x |\n", n, gflop / raw);
+  std::printf("| raw CLBlast sgemm %zu, CLBlast's default parameters | %.1f | %.2fx |\n", n, gflop / raw_default,
+              raw / raw_default);
+  std::printf("| raw CLBlast sgemm %zu, parameters as Accelera installs them | %.1f | 1.00x |\n", n, gflop / raw);
   std::printf("| Accelera matmul %zu f32 on opencl:0 | %.1f | %.2fx |\n", n, gflop / ours, raw / ours);
 
   if (tune) {

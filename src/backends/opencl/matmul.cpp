@@ -2,9 +2,14 @@
 // copy where Note [BLAS layouts] allows and are packed on the device otherwise.
 #include <clblast.h>
 
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
 #include "backends/common/batch_matrix.hpp"
 #include "backends/common/blas_layout.hpp"
 #include "backends/opencl/opencl_backend.hpp"
+#include "core/log.hpp"
 
 namespace accelera::opencl {
 
@@ -23,6 +28,32 @@ GemmOperand operand(const Tensor& matrix) {
             static_cast<std::size_t>(op->ld)};
   }
   return {matrix.clone(), clblast::Transpose::kNo, static_cast<std::size_t>(std::max<std::int64_t>(cols, 1))};
+}
+
+// Note [CLBlast tuning for PoCL]: CLBlast ships no tuned parameters for PoCL's CPU device, and its defaults
+// ran sgemm at 18 GFLOP/s on a 2-core AVX-512 EPYC. A search over Xgemm parameter sets
+// (bench/opencl_bench.cpp --tune, recorded in docs/benchmarks.md) found 128x128 work-group tiles with
+// 8-wide vectors at 88 GFLOP/s in the same run. They are installed once per PoCL CPU device, for single
+// precision, before its first GEMM, with the indirect (tuned) kernel used from 128^3 up; other devices keep
+// CLBlast's own database.
+void tune_gemm_once(ClDevice& d) {
+  std::call_once(d.gemm_tuning, [&] {
+    if (d.platform_name != "Portable Computing Language" || d.is_accelerator) return;
+    const std::unordered_map<std::string, std::size_t> xgemm = {
+        {"GEMMK", 0}, {"KREG", 1},  {"KWG", 16},   {"KWI", 2},   {"MDIMA", 8}, {"MDIMC", 8}, {"MWG", 128}, {"NDIMB", 8},
+        {"NDIMC", 8}, {"NWG", 128}, {"SA", 0},     {"SB", 0},    {"STRM", 0},  {"STRN", 0},  {"VWM", 8},   {"VWN", 8}};
+    auto status = clblast::OverrideParameters(d.id, "Xgemm", clblast::Precision::kSingle, xgemm);
+    // CLBlast sends GEMMs below a size threshold to its direct kernel, which these parameters do not tune
+    // (the engine's tiles, e.g. 1366x1024x256, ran there at 14 GFLOP/s): from 128^3 on, use the tuned one.
+    if (status == clblast::StatusCode::kSuccess) {
+      status = clblast::OverrideParameters(d.id, "GemmRoutine", clblast::Precision::kSingle,
+                                           {{"XGEMM_MIN_INDIRECT_SIZE", 128}});
+    }
+    if (status != clblast::StatusCode::kSuccess) {
+      ACC_LOG_WARN("CLBlast refused the PoCL Xgemm parameters (status {}): {} keeps CLBlast's defaults",
+                   static_cast<int>(status), d.name);
+    }
+  });
 }
 
 const char* blast_status(clblast::StatusCode code) {
@@ -59,6 +90,7 @@ void OpenClBackend::run_gemm(const Tensor& a, const Tensor& b, const Tensor& out
     return;
   }
   ACC_CHECK(out.dtype() != DType::f64 || d.fp64, DTypeError, "{} has no float64 support", d.name);
+  tune_gemm_once(d);
   const Shape batch_shape(std::span(out.shape().dims()).first(static_cast<std::size_t>(nd - 2)));
   const std::int64_t batches = batch_shape.numel();
   for (std::int64_t i = 0; i < batches; ++i) {

@@ -43,6 +43,7 @@ struct ClDevice {
   std::size_t max_work_group = 1;
   std::unique_ptr<BufferAllocator> allocator;
 
+  std::once_flag gemm_tuning;  // Note [CLBlast tuning for PoCL]
   std::mutex programs_mutex;
   std::map<std::string, cl_program> programs;  // by source name + build options
 };
