@@ -143,12 +143,8 @@ class MatrixEngine:
         return f"MatrixEngine(device={self.device!r}, chunking_strategy={self.chunking_strategy!r})"
 
 
-_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20,
-          "GIB": 2**30, "TIB": 2**40}
-
-
 def parse_bytes(value) -> int | None:
-    """None, an int, or a size such as '512MB', '2GiB', '1.5GB'."""
+    """None, an int, or a size such as '512MB', '2GiB', '1.5GB' (read as the command line reads --budget)."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -156,14 +152,7 @@ def parse_bytes(value) -> int | None:
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, str):
-        text = value.strip().upper().replace(" ", "")
-        number = text.rstrip("KMGTIB")
-        unit = text[len(number):]
-        if unit in _UNITS and number:
-            try:
-                return int(float(number) * _UNITS[unit])
-            except ValueError:
-                pass
+        return _core._parse_size(value)
     raise ArgumentError(f"cannot read {value!r} as a size: use bytes or e.g. '512MB', '2GB', '1GiB'")
 
 

@@ -8,6 +8,7 @@
 
 #include "bindings.hpp"
 #include "cli.hpp"
+#include "npy.hpp"
 
 namespace accelera::python {
 
@@ -23,6 +24,8 @@ void bind_cli(nb::module_& m) {
         return rc;
       },
       nb::arg("argv"), nb::call_guard<nb::gil_scoped_release>());
+  // Sizes such as "2GB" are read the same way by the command line and by MatrixEngine(memory_budget=...).
+  m.def("_parse_size", &accelera::cli::parse_size, nb::arg("text"));
 }
 
 }  // namespace accelera::python

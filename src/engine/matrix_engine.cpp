@@ -1,9 +1,6 @@
 #include "accelera/engine.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
-#include <fstream>
 #include <memory>
 
 #include "accelera/backend.hpp"
@@ -38,16 +35,6 @@ void copy_into(const Tensor& src, const Tensor& dst) {
 
 Tensor block(const Tensor& m, const OutputTile& t) {
   return m.slice(0, t.row0, t.row0 + t.rows).slice(1, t.col0, t.col0 + t.cols);
-}
-
-std::int64_t host_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  std::int64_t kib = 0;
-  while (in >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return static_cast<std::int64_t>(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
 }
 
 void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out) {
@@ -126,7 +113,7 @@ EngineMemoryInfo MatrixEngine::memory_info() const {
                           : 0.0;
   const DeviceInfo host = backend_for(Device::cpu()).device_info(0);
   m.cpu_total_gb = static_cast<double>(host.total_memory) / kGiB;
-  m.cpu_available_gb = static_cast<double>(host_available_bytes()) / kGiB;
+  m.cpu_available_gb = static_cast<double>(host.free_memory) / kGiB;
   return m;
 }
 
@@ -197,28 +184,26 @@ Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::op
   const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
   const auto e = static_cast<std::int64_t>(dtype_size(a.dtype()));
   const bool inputs_on_device = a.device() == m_device && b.device() == m_device;
-  {
-    // In core: operands and result fit the budget at once.
-    stats.strategy = "in-core";
-    stats.tiles = 1;
-    stats.k_steps = 1;
-    stats.tile_m = m;
-    stats.tile_n = n;
-    stats.tile_k = k;
-    stats.peak_device_bytes = in_core_bytes;
-    if (!m_device.is_cpu()) {
-      stats.bytes_host_to_device = (a.device() == m_device ? 0 : m * k * e) + (b.device() == m_device ? 0 : k * n * e);
-    }
-    const Tensor result = accelera::matmul(a.to(m_device), b.to(m_device));
-    if (out) {
-      copy_into(result, *out);
-      if (out->device() != m_device) stats.bytes_device_to_host = m * n * e;
-      return *out;
-    }
-    if (inputs_on_device) return result;
-    if (!m_device.is_cpu()) stats.bytes_device_to_host = m * n * e;
-    return result.to(Device::cpu());
+  // In core: operands and result fit the budget at once.
+  stats.strategy = "in-core";
+  stats.tiles = 1;
+  stats.k_steps = 1;
+  stats.tile_m = m;
+  stats.tile_n = n;
+  stats.tile_k = k;
+  stats.peak_device_bytes = in_core_bytes;
+  if (!m_device.is_cpu()) {
+    stats.bytes_host_to_device = (a.device() == m_device ? 0 : m * k * e) + (b.device() == m_device ? 0 : k * n * e);
   }
+  const Tensor result = accelera::matmul(a.to(m_device), b.to(m_device));
+  if (out) {
+    copy_into(result, *out);
+    if (out->device() != m_device) stats.bytes_device_to_host = m * n * e;
+    return *out;
+  }
+  if (inputs_on_device) return result;
+  if (!m_device.is_cpu()) stats.bytes_device_to_host = m * n * e;
+  return result.to(Device::cpu());
 }
 
 Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
@@ -242,7 +227,6 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
   request.max_chunk = cfg.max_chunk_size;
   request.panels_in_flight = cfg.enable_prefetch ? 2 : 1;
   if (!m_options.auto_detect_memory && m_options.chunk_size) request.chunk_size = *m_options.chunk_size;
-  (void)e;
 
   engine::StreamJob job{ah, bh, ch, m_device, request.panels_in_flight, 2};
   engine::StreamCounters counters;

@@ -253,9 +253,8 @@ Plan plan_from_tiles(const PlanRequest& r, std::vector<OutputTile> tiles) {
   p.tile_k = tk;
   p.rows_outer = true;
   p.device_bytes = plan_footprint(tm, tn, tk, r.element_size, r.panels_in_flight, r.output_buffers);
-  const std::int64_t steps_k = ceil_div(r.k, tk);
+  // An upper bound: panel reuse between consecutive chunks is found at run time.
   for (const auto& t : tiles) p.bytes_in += (t.rows + t.cols) * r.k * r.element_size;
-  (void)steps_k;  // panel reuse between consecutive chunks is found at run time
   p.bytes_out = r.m * r.n * r.element_size;
   p.tiles = std::move(tiles);
   return p;

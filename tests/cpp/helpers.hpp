@@ -417,6 +417,18 @@ inline bool cuda_compiled() {
 
 // `present` plus cuda:0 when CUDA is compiled in but absent: its tests then run and skip, saying why, so a
 // CUDA build without a GPU shows them skipped rather than silently missing.
+// Every device that answers now, CPU first, for suites instantiated per device.
+inline std::vector<Device> all_devices() {
+  std::vector<Device> out;
+  for (const auto& info : accelera::devices()) out.push_back(info.device);
+  return out;
+}
+
+// "cpu0", "opencl0": test names for per-device suites.
+inline std::string device_name(const ::testing::TestParamInfo<Device>& info) {
+  return std::string(accelera::device_kind_name(info.param.kind)) + std::to_string(info.param.index);
+}
+
 inline std::vector<Device> with_cuda_placeholder(std::vector<Device> present) {
   const Device cuda0{accelera::DeviceKind::cuda, 0};
   if (cuda_compiled() && std::find(present.begin(), present.end(), cuda0) == present.end()) present.push_back(cuda0);

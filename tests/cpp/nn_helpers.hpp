@@ -10,16 +10,6 @@
 
 namespace acc_test::nn {
 
-inline std::vector<Device> all_devices() {
-  std::vector<Device> out;
-  for (const auto& info : accelera::devices()) out.push_back(info.device);
-  return out;
-}
-
-inline std::string device_name(const ::testing::TestParamInfo<Device>& info) {
-  return std::string(accelera::device_kind_name(info.param.kind)) + std::to_string(info.param.index);
-}
-
 inline void backend_for_sync(const Device& device) { accelera::backend_for(device).synchronize(device.index); }
 
 // Leaves freed blocks full of nan in `device`'s cache for every size an op is about to allocate, so that

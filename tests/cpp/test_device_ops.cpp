@@ -19,10 +19,6 @@ std::vector<Device> accelerator_devices() {
   return out;
 }
 
-std::string device_test_name(const ::testing::TestParamInfo<Device>& info) {
-  return std::string(accelera::device_kind_name(info.param.kind)) + std::to_string(info.param.index);
-}
-
 using ViewFn = std::function<Tensor(const Tensor&)>;
 
 // A host base tensor and the view to take of it; the device input is the same view of base.to(device).
@@ -233,7 +229,7 @@ TEST_P(DeviceOps, BudgetAndDeviceErrorsAreTyped) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, DeviceOps, ::testing::ValuesIn(with_cuda_placeholder(accelerator_devices())),
-                         device_test_name);
+                         device_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DeviceOps);
 
 }  // namespace

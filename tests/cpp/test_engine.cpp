@@ -16,16 +16,6 @@ namespace {
 using accelera::EngineOptions;
 using accelera::MatrixEngine;
 
-std::vector<Device> all_devices() {
-  std::vector<Device> out;
-  for (const auto& info : accelera::devices()) out.push_back(info.device);
-  return out;
-}
-
-std::string name_of(const ::testing::TestParamInfo<Device>& info) {
-  return std::string(accelera::device_kind_name(info.param.kind)) + std::to_string(info.param.index);
-}
-
 // C = A @ B in float64 from the host views, whatever their strides.
 std::vector<double> reference(const Tensor& a, const Tensor& b) {
   const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
@@ -241,7 +231,7 @@ TEST_P(EngineTest, UserChunksAreUsedAndValidated) {
   EXPECT_THROW(engine.matmul_chunks(a, b, {{0, 30, 0, 24}}), accelera::ValueError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, EngineTest, ::testing::ValuesIn(all_devices()), name_of);
+INSTANTIATE_TEST_SUITE_P(Devices, EngineTest, ::testing::ValuesIn(all_devices()), device_name);
 
 // A file mapped into memory, removed when done.
 class MappedFile {

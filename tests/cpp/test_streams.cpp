@@ -12,16 +12,6 @@ using accelera::Backend;
 using accelera::EventPtr;
 using accelera::Stream;
 
-std::vector<Device> all_devices() {
-  std::vector<Device> out;
-  for (const auto& info : accelera::devices()) out.push_back(info.device);
-  return out;
-}
-
-std::string name_of(const ::testing::TestParamInfo<Device>& info) {
-  return std::string(accelera::device_kind_name(info.param.kind)) + std::to_string(info.param.index);
-}
-
 class StreamsTest : public ::testing::TestWithParam<Device> {
  protected:
   void SetUp() override {
@@ -102,7 +92,7 @@ TEST_P(StreamsTest, SynchronizeStreamWaitsForItsCopies) {
   EXPECT_EQ(dst, src);
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, StreamsTest, ::testing::ValuesIn(with_cuda_placeholder(all_devices())), name_of);
+INSTANTIATE_TEST_SUITE_P(Devices, StreamsTest, ::testing::ValuesIn(with_cuda_placeholder(all_devices())), device_name);
 
 }  // namespace
 }  // namespace acc_test
