@@ -46,6 +46,15 @@ def optional(module):
         return None
 
 
+def cuda_device_info(device, program):
+    """The device's entry in acc.devices(), or None after saying on stderr why there is no such device."""
+    info = next((d for d in acc.devices() if d["device"] == device), None)
+    if info is None:
+        reason = acc.absent_backends().get("cuda", f"{device} is not one of this machine's devices")
+        print(f"{program}: no CUDA device: {reason}", file=sys.stderr)
+    return info
+
+
 def matmul_rows(device, sizes, repeat):
     torch, cupy = optional("torch"), optional("cupy")
     rng = np.random.default_rng(0)
@@ -109,11 +118,9 @@ def main() -> int:
     parser.add_argument("--elements", type=int, default=1 << 28)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if not any(d["device"] == args.device for d in acc.devices()):
-        reason = acc.absent_backends().get("cuda", f"{args.device} is not one of this machine's devices")
-        print(f"bench_cuda: no CUDA device: {reason}", file=sys.stderr)
+    info = cuda_device_info(args.device, "bench_cuda")
+    if info is None:
         return 2
-    info = next(d for d in acc.devices() if d["device"] == args.device)
     print(f"{args.device}: {info['name']}, {info['total_memory'] / (1 << 30):.0f} GiB\n")
     print("| case | anchor | anchor rate | Accelera | ratio |\n| --- | --- | ---: | ---: | ---: |")
     for row in (matmul_rows(args.device, args.sizes, args.repeat) + elementwise_rows(args.device, args.elements, args.repeat)

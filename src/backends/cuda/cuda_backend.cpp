@@ -109,6 +109,7 @@ CudaDevice& CudaBackend::ready(int index) const {
     }
     ACC_CUBLAS_CHECK(cublasCreate(&d.cublas), "creating a cuBLAS handle on " + d.name);
     ACC_CUBLAS_CHECK(cublasSetStream(d.cublas, d.compute()), "binding cuBLAS to the compute stream");
+    ACC_CUBLAS_CHECK(cublasLtCreate(&d.cublas_lt), "creating a cuBLASLt handle on " + d.name);
   });
   return d;
 }

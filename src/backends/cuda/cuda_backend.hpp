@@ -18,6 +18,7 @@
 // Pinned staging buffers come from a second CachingAllocator over cudaHostAlloc (portable pinned memory),
 // so repeated staging allocations do not pay for pinning each time; their lifetime is the caller's
 // business as Note [Streams and events] says.
+#include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
 #include <map>
@@ -85,6 +86,7 @@ struct CudaDevice {
   cudaStream_t compute() const noexcept { return stream(Stream::compute); }
   std::mutex cublas_mutex;  // a cuBLAS handle is not thread-safe
   cublasHandle_t cublas = nullptr;
+  cublasLtHandle_t cublas_lt = nullptr;  // for GEMMs with fused epilogues (linear_gelu)
 
   // Note [CUDA memory and streams]: copies in flight, and storages whose first copy has been ordered
   // after the compute stream (weak, so a freed storage at a reused address is seen as new).
@@ -121,6 +123,20 @@ class CudaBackend final : public Backend {
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) override;
   void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
   void reduce(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) override;
+
+  // Fused neural-network kernels (nn_kernels.cpp, linear_gelu.cpp, attention.cpp; kernels/<op>.cu), compiled
+  // ahead of time, so compiled_kernels() stays empty as on the CPU.
+  bool has_fused_kernels() const noexcept override { return true; }
+  void gelu(const Tensor& x, const Tensor& bias, GeluApproximation approximation, const Tensor& out) override;
+  void gelu_backward(const Tensor& grad, const Tensor& x, GeluApproximation approximation, const Tensor& dx) override;
+  void linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApproximation approximation,
+                   const Tensor& out) override;
+  void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
+                  const Tensor& mean, const Tensor& rstd) override;
+  void layer_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                           const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) override;
+  void softmax(const Tensor& x, bool log, const Tensor& out) override;
+  void softmax_backward(const Tensor& grad, const Tensor& y, bool log, const Tensor& dx) override;
 
   std::shared_ptr<CompiledKernel> compile_kernel(int index, const std::string& name, const std::string& source,
                                                  const std::string& options) override;

@@ -34,6 +34,7 @@ void throw_nvrtc_error(nvrtcResult status, const char* call, const std::string& 
 }
 
 namespace kernels {
+void check_status(cudaError_t status, const char* what) { ACC_CUDA_CHECK(status, what); }
 void check_launch(const char* kernel) { ACC_CUDA_CHECK(cudaGetLastError(), std::string("launching ") + kernel); }
 }  // namespace kernels
 

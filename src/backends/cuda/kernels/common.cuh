@@ -104,6 +104,19 @@ __device__ inline T store(compute_t<T> v) {
   }
 }
 
+// ---- math: single- or double-precision library functions by argument type (no fast-math approximations)
+
+__device__ inline float exp_of(float x) { return expf(x); }
+__device__ inline double exp_of(double x) { return ::exp(x); }
+__device__ inline float log_of(float x) { return logf(x); }
+__device__ inline double log_of(double x) { return ::log(x); }
+__device__ inline float tanh_of(float x) { return tanhf(x); }
+__device__ inline double tanh_of(double x) { return ::tanh(x); }
+__device__ inline float sqrt_of(float x) { return sqrtf(x); }
+__device__ inline double sqrt_of(double x) { return ::sqrt(x); }
+__device__ inline float erfc_of(float x) { return erfcf(x); }
+__device__ inline double erfc_of(double x) { return ::erfc(x); }
+
 // ---- indexing --------------------------------------------------------------------------------------------
 
 // Offsets (in elements) of linear index i for the first N operands of a layout.

@@ -27,6 +27,8 @@ struct Launch {
 
 // Throws DeviceError when the launch just enqueued failed (defined in cuda_check.cpp).
 void check_launch(const char* kernel);
+// Throws DeviceError naming `what` when a runtime call returned an error.
+void check_status(cudaError_t status, const char* what);
 
 // dst = src (same dtype, elements of `itemsize` bytes), any strides.
 void copy_same(const Layout& layout, void* dst, const void* src, std::size_t itemsize, Launch launch);

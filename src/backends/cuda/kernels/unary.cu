@@ -6,14 +6,6 @@ namespace accelera::cuda::kernels {
 
 namespace {
 
-// Single- or double-precision library functions by argument type (no fast-math approximations).
-__device__ inline float exp_of(float x) { return expf(x); }
-__device__ inline double exp_of(double x) { return ::exp(x); }
-__device__ inline float log_of(float x) { return logf(x); }
-__device__ inline double log_of(double x) { return ::log(x); }
-__device__ inline float tanh_of(float x) { return tanhf(x); }
-__device__ inline double tanh_of(double x) { return ::tanh(x); }
-
 struct Neg {
   template <typename C>
   __device__ static C apply(C x) {
