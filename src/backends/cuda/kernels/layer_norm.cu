@@ -125,8 +125,8 @@ bool layer_norm(DType dtype, const Rows& R, double eps, const void* x, const voi
     using C = compute_t<T>;
     launched = with_cache_width(R.cached, [&](auto width) {
       constexpr int Cached = decltype(width)::value;
-      const auto kernel = layer_norm_rows<T, Cached>;
-      kernel<<<row_grid(kernel, R.threads, R.rows, target), R.threads, 0, target.stream>>>(
+      constexpr auto kernel = layer_norm_rows<T, Cached>;
+      kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
           R, static_cast<C>(eps), static_cast<const T*>(x), static_cast<const T*>(weight), static_cast<const T*>(bias),
           static_cast<T*>(out), static_cast<C*>(mean), static_cast<C*>(rstd));
       check_launch("layer_norm");
@@ -143,8 +143,8 @@ bool layer_norm_backward(DType dtype, const Rows& R, const void* grad, const voi
     using C = compute_t<T>;
     launched = with_cache_width(R.cached, [&](auto width) {
       constexpr int Cached = decltype(width)::value;
-      const auto kernel = layer_norm_dx_rows<T, Cached>;
-      kernel<<<row_grid(kernel, R.threads, R.rows, target), R.threads, 0, target.stream>>>(
+      constexpr auto kernel = layer_norm_dx_rows<T, Cached>;
+      kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
           R, static_cast<const T*>(grad), static_cast<const T*>(x), static_cast<const T*>(weight),
           static_cast<const C*>(mean), static_cast<const C*>(rstd), static_cast<T*>(dx));
       check_launch("layer_norm_backward");

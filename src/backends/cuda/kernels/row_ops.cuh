@@ -83,15 +83,15 @@ struct RowSlice {
 inline constexpr int kMaxDevices = 64;
 
 // Blocks to launch for `rows` independent rows: as many as fit on the device at once (the occupancy the
-// runtime computes for this kernel and block width, cached per device), never more than the rows.
-template <typename Kernel>
-unsigned row_grid(Kernel kernel, int threads, std::int64_t rows, const Target& target) {
+// runtime computes for this kernel and block width, cached per kernel and device), never more than the rows.
+template <auto Kernel>
+unsigned row_grid(int threads, std::int64_t rows, const Target& target) {
   static std::atomic<int> cached[kMaxDevices][33] = {};  // [device][threads / 32]
   int per_sm = 0;
   const bool cacheable = target.ordinal >= 0 && target.ordinal < kMaxDevices && threads % 32 == 0 && threads <= 1024;
   if (cacheable) per_sm = cached[target.ordinal][threads / 32].load(std::memory_order_relaxed);
   if (per_sm == 0) {
-    check_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0),
+    check_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0),
                  "querying the occupancy of a row kernel");
     per_sm = per_sm < 1 ? 1 : per_sm;
     if (cacheable) cached[target.ordinal][threads / 32].store(per_sm, std::memory_order_relaxed);

@@ -56,8 +56,8 @@ bool softmax(DType dtype, const Rows& R, bool log, const void* x, void* out, Tar
   const bool known = with_float_type(dtype, [&](auto t) {
     using T = decltype(t);
     launched = with_cache_width(R.cached, [&](auto width) {
-      const auto kernel = softmax_rows<T, decltype(width)::value>;
-      kernel<<<row_grid(kernel, R.threads, R.rows, target), R.threads, 0, target.stream>>>(
+      constexpr auto kernel = softmax_rows<T, decltype(width)::value>;
+      kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
           R, log, static_cast<const T*>(x), static_cast<T*>(out));
       check_launch("softmax");
     });
@@ -70,8 +70,8 @@ bool softmax_backward(DType dtype, const Rows& R, bool log, const void* grad, co
   const bool known = with_float_type(dtype, [&](auto t) {
     using T = decltype(t);
     launched = with_cache_width(R.cached, [&](auto width) {
-      const auto kernel = softmax_backward_rows<T, decltype(width)::value>;
-      kernel<<<row_grid(kernel, R.threads, R.rows, target), R.threads, 0, target.stream>>>(
+      constexpr auto kernel = softmax_backward_rows<T, decltype(width)::value>;
+      kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
           R, log, static_cast<const T*>(grad), static_cast<const T*>(y), static_cast<T*>(dx));
       check_launch("softmax_backward");
     });
