@@ -45,7 +45,11 @@ std::int64_t available_memory_bytes() {
 }  // namespace
 
 void* HostRawAllocator::raw_allocate(std::size_t nbytes) {
-  constexpr std::size_t align = 64;
+  // Large blocks start on a page: element-wise kernels then see their input and output at the same
+  // offset within 4 KiB (or, for a NumPy array's 16-byte header, the output just behind the input). An
+  // output one vector ahead of its input modulo 4 KiB makes every load wait on the previous iteration's
+  // store (4K aliasing), 14% slower for exact GELU.
+  const std::size_t align = nbytes >= (std::size_t{1} << 16) ? 4096 : 64;
   return std::aligned_alloc(align, (nbytes + align - 1) / align * align);
 }
 
