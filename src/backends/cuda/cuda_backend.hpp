@@ -125,6 +125,13 @@ class CudaBackend final : public Backend {
   std::shared_ptr<CompiledKernel> compile_kernel(int index, const std::string& name, const std::string& source,
                                                  const std::string& options) override;
 
+  // Fused kernels (backends/cuda/attention.cpp; Note [CUDA attention kernels]).
+  void attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal, const Tensor& out,
+                 const Tensor& lse) override;
+  void attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                          const Tensor& lse, double scale, bool causal, const Tensor& dq, const Tensor& dk,
+                          const Tensor& dv) override;
+
   // The device, with its streams and cuBLAS handle created. Throws DeviceError for a bad index.
   CudaDevice& ready(int index) const;
   CudaDevice& device(int index) const;
