@@ -137,6 +137,12 @@ class CudaBackend final : public Backend {
                            const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) override;
   void softmax(const Tensor& x, bool log, const Tensor& out) override;
   void softmax_backward(const Tensor& grad, const Tensor& y, bool log, const Tensor& dx) override;
+  // Note [CUDA attention kernels] in attention.cpp.
+  void attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal, const Tensor& out,
+                 const Tensor& lse) override;
+  void attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                          const Tensor& lse, double scale, bool causal, const Tensor& dq, const Tensor& dk,
+                          const Tensor& dv) override;
 
   std::shared_ptr<CompiledKernel> compile_kernel(int index, const std::string& name, const std::string& source,
                                                  const std::string& options) override;
