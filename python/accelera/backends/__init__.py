@@ -67,8 +67,8 @@ class Backend:
         """Exact flash attention; see :func:`accelera.attention`.
 
         ``block_size`` is accepted for the seed's signature and must be a positive integer, but the tile
-        sizes are the kernels' own (64 on the CPU; sized from local memory on OpenCL): the result is exact
-        whatever the tiling, so it does not depend on it.
+        sizes are the kernels' own (64 on the CPU; sized from local memory on OpenCL and from shared memory
+        on CUDA): the result is exact whatever the tiling, so it does not depend on it.
         """
         if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size <= 0:
             raise ArgumentError(f"block_size must be a positive integer, got {block_size!r}")
