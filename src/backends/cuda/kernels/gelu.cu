@@ -43,6 +43,7 @@ __device__ inline C gelu_grad(C x) {
     const C s = C(1) / (C(1) + exp_of(C(-2) * u));
     return s + x * C(2) * s * (C(1) - s) * k * (C(1) + C(3 * 0.044715) * x * x);
   } else {
+    if (x != x) return x;                        // the clamp below would turn nan into 40
     const C xc = fmax(fmin(x, C(40)), C(-40));  // phi is 0 beyond: avoids inf * 0
     const C c = erfc_of(fabs(xc) * InvSqrt2<C>::hi);
     const C cdf = x >= C(0) ? C(1) - C(0.5) * c : C(0.5) * c;
