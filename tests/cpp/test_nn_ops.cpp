@@ -62,6 +62,14 @@ TEST_P(NnOps, GeluHandlesSpecialValues) {
     EXPECT_EQ(get(y, {2}), kInf);
     EXPECT_TRUE(get(y, {3}) == 0.0 || std::isnan(get(y, {3})));  // -inf * Phi(-inf) is 0 * inf
     EXPECT_LE(std::fabs(get(y, {4})), 1e-30);
+    // The derivative's limits: 0 at 0.5, nan at nan, 1 at +inf, 0 at -inf and far below.
+    const Tensor ones = accelera::full(Shape{5}, 1.0, DType::f32);
+    const Tensor dx = host(accelera::gelu_backward(on(ones, dev()), on(x, dev()), approx));
+    EXPECT_EQ(get(dx, {0}), 0.5);
+    EXPECT_TRUE(std::isnan(get(dx, {1})));
+    EXPECT_EQ(get(dx, {2}), 1.0);
+    EXPECT_EQ(get(dx, {3}), 0.0);
+    EXPECT_LE(std::fabs(get(dx, {4})), 1e-30);
   }
 }
 

@@ -152,7 +152,8 @@ inline T gelu_tanh_grad(T x) {
   const T x2 = x * x;
   const T u = T(kSqrt2OverPi) * (x + T(kTanhCubic) * x2 * x);
   const T s = T(1) / (T(1) + vmath::exp(T(-2) * u));
-  return s + x * T(2) * s * (T(1) - s) * T(kSqrt2OverPi) * (T(1) + T(3 * kTanhCubic) * x2);
+  const T t = s * (T(1) - s);  // 0 once s saturates: the product term's limit, also for infinite x
+  return s + (t == T(0) ? T(0) : x * T(2) * t * T(kSqrt2OverPi) * (T(1) + T(3 * kTanhCubic) * x2));
 }
 
 template <typename T>

@@ -41,7 +41,8 @@ __device__ inline C gelu_grad(C x) {
     const C k = C(0.79788456080286535588);
     const C u = k * (x + C(0.044715) * x * x * x);
     const C s = C(1) / (C(1) + exp_of(C(-2) * u));
-    return s + x * C(2) * s * (C(1) - s) * k * (C(1) + C(3 * 0.044715) * x * x);
+    const C t = s * (C(1) - s);  // 0 once s saturates: the product term's limit, also for infinite x
+    return s + (t == C(0) ? C(0) : x * C(2) * t * k * (C(1) + C(3 * 0.044715) * x * x));
   } else {
     if (x != x) return x;                        // the clamp below would turn nan into 40
     const C xc = fmax(fmin(x, C(40)), C(-40));  // phi is 0 beyond: avoids inf * 0

@@ -5,8 +5,10 @@ inline T gelu_grad(T x) {
   const T k = (T)0.79788456080286535588;
   const T u = k * (x + (T)0.044715 * x * x * x);
   const T s = (T)1 / ((T)1 + exp((T)-2 * u));
-  return s + x * (T)2 * s * ((T)1 - s) * k * ((T)1 + (T)(3 * 0.044715) * x * x);
+  const T t = s * ((T)1 - s);  // 0 once s saturates: the product term's limit, also for infinite x
+  return s + (t == (T)0 ? (T)0 : x * (T)2 * t * k * ((T)1 + (T)(3 * 0.044715) * x * x));
 #else
+  if (isnan(x)) return x;  // the clamp below would turn nan into -40
   const T xc = clamp(x, (T)-40, (T)40);
   const T c = erfc(fabs(xc) * (T)0.70710678118654752440);
   const T cdf = x >= (T)0 ? (T)1 - (T)0.5 * c : (T)0.5 * c;
