@@ -28,7 +28,6 @@ class CudaHalfNn : public ::testing::TestWithParam<DType> {
   Tensor rounded(const Shape& shape, double lo = -1.0, double hi = 1.0) {
     return random_tensor(shape, DType::f32, rng, lo, hi).astype(dt());
   }
-  Tensor run_on_device(const Tensor& t) const { return t.to(kCuda); }
   std::mt19937_64 rng{29};
 };
 

@@ -34,12 +34,6 @@
 
 namespace accelera::cuda {
 
-namespace kernels {
-void check_attention_call(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) [[unlikely]] throw_cuda_error(status, call, "configuring an attention kernel");
-}
-}  // namespace kernels
-
 namespace {
 
 int device_attribute(const CudaDevice& d, cudaDeviceAttr attribute, std::string_view what) {

@@ -18,8 +18,7 @@ bool aligned16(std::initializer_list<const Tensor*> tensors) {
   });
 }
 
-const void* ptr_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
-void* mutable_ptr_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+void* ptr_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
 
 kernels::Rows plan(const Tensor& x) { return kernels::plan_rows(x.dim(0), x.dim(1)); }
 
@@ -34,7 +33,7 @@ void CudaBackend::gelu(const Tensor& x, const Tensor& bias, GeluApproximation ap
   DeviceGuard guard(d.index);
   const bool ok = kernels::gelu(out.dtype(), approximation == GeluApproximation::tanh, x.dim(0), x.dim(1),
                                 x.data_ptr(), ptr_or_null(bias), out.data_ptr(), aligned16({&x, &bias, &out}),
-                                target_of(d));
+                                {d.compute(), max_blocks(d)});
   if (!ok) not_computed("gelu", out.dtype());
 }
 
@@ -44,7 +43,7 @@ void CudaBackend::gelu_backward(const Tensor& grad, const Tensor& x, GeluApproxi
   DeviceGuard guard(d.index);
   const bool ok = kernels::gelu_backward(dx.dtype(), approximation == GeluApproximation::tanh, dx.numel(),
                                          grad.data_ptr(), x.data_ptr(), dx.data_ptr(), aligned16({&grad, &x, &dx}),
-                                         target_of(d));
+                                         {d.compute(), max_blocks(d)});
   if (!ok) not_computed("gelu_backward", dx.dtype());
 }
 
@@ -62,9 +61,8 @@ void CudaBackend::layer_norm_backward(const Tensor& grad, const Tensor& x, const
                                       const Tensor& dbias) {
   CudaDevice& d = ready(dx.device().index);
   DeviceGuard guard(d.index);
-  const kernels::Target target = target_of(d);
   if (!kernels::layer_norm_backward(dx.dtype(), plan(x), grad.data_ptr(), x.data_ptr(), ptr_or_null(weight),
-                                    mean.data_ptr(), rstd.data_ptr(), dx.data_ptr(), target)) {
+                                    mean.data_ptr(), rstd.data_ptr(), dx.data_ptr(), target_of(d))) {
     not_computed("layer_norm_backward", dx.dtype());
   }
   if (!dweight.defined() && !dbias.defined()) return;
@@ -75,8 +73,8 @@ void CudaBackend::layer_norm_backward(const Tensor& grad, const Tensor& x, const
   // streams]).
   const Tensor partials = Tensor::empty(Shape{2 * parts * n}, mean.dtype(), dx.device());
   kernels::layer_norm_param_grad(dx.dtype(), rows, n, grad.data_ptr(), x.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
-                                 mutable_ptr_or_null(dweight), mutable_ptr_or_null(dbias), partials.data_ptr(), parts,
-                                 target);
+                                 ptr_or_null(dweight), ptr_or_null(dbias), partials.data_ptr(), parts,
+                                 {d.compute(), max_blocks(d)});
 }
 
 void CudaBackend::softmax(const Tensor& x, bool log, const Tensor& out) {

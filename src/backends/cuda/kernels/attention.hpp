@@ -21,6 +21,20 @@ struct AttentionDims {
   bool causal = false;
 };
 
+// The causal window (Note [Attention] in ops/nn/attention.cpp): query i sees keys j <= i + lk - lq.
+// Keys [0, end) that the queries before `query_end` see, all of them without the mask:
+__host__ __device__ inline std::int64_t visible_key_end(const AttentionDims& D, std::int64_t query_end) {
+  if (!D.causal) return D.lk;
+  const std::int64_t end = query_end + D.lk - D.lq;
+  return end < 0 ? 0 : (end > D.lk ? D.lk : end);
+}
+// The first query that sees `key`: queries before it see none of the keys from `key` on.
+__host__ __device__ inline std::int64_t first_viewing_query(const AttentionDims& D, std::int64_t key) {
+  if (!D.causal) return 0;
+  const std::int64_t first = key - (D.lk - D.lq);
+  return first < 0 ? 0 : (first > D.lq ? D.lq : first);
+}
+
 inline constexpr int kAttentionMaxHeadDim = 256;
 // The SIMT kernels stage shared-memory tiles of a multiple of this many rows (keys, or queries in the dK/dV
 // kernel): each thread group walks a tile in chunks of kAttentionChunk rows.
@@ -33,9 +47,6 @@ inline std::size_t attention_simt_row_bytes(DType dtype, int d, bool row_scalars
   const std::size_t item = dtype == DType::f64 ? 8 : 4;
   return (2 * static_cast<std::size_t>(d) + (row_scalars ? 2 : 0)) * item;
 }
-
-// Turns a failed CUDA call in the kernel files into the library's typed error (defined in attention.cpp).
-void check_attention_call(cudaError_t status, const char* call);
 
 // SIMT kernels: `dtype` float32, float64, float16 or bfloat16 (computed in float); 1 <= d <= 256; `tile`
 // rows per shared-memory tile, a positive multiple of kAttentionChunk within the shared-memory limit

@@ -27,10 +27,6 @@ constexpr int kElems = 8;  // head-dim elements per lane: G * kElems covers the 
 constexpr int kChunk = kAttentionChunk;
 constexpr unsigned kFullMask = 0xffffffffu;
 
-__device__ inline float exp_of(float x) { return expf(x); }
-__device__ inline double exp_of(double x) { return exp(x); }
-__device__ inline float log_of(float x) { return logf(x); }
-__device__ inline double log_of(double x) { return log(x); }
 template <typename C>
 __device__ inline C max_of(C a, C b) {
   return a > b ? a : b;
@@ -83,6 +79,39 @@ __device__ inline void store_row(T* row, const compute_t<T> (&r)[kElems], comput
   }
 }
 
+// out[r] = x . rows[r0 + r] for the chunk's staged rows (row stride d): this lane's columns, then summed over
+// the group, so every lane of the group gets the dot products.
+template <int G, typename C>
+__device__ inline void chunk_dots(const C (&x)[kElems], const C* rows, int r0, int lane, int d, C (&out)[kChunk]) {
+#pragma unroll
+  for (int r = 0; r < kChunk; ++r) {
+    const C* row = rows + (r0 + r) * d;
+    C acc = C(0);
+#pragma unroll
+    for (int e = 0; e < kElems; ++e) {
+      const int c = lane + G * e;
+      if (c < d) acc += x[e] * row[c];
+    }
+    out[r] = acc;
+  }
+  group_sum<G>(out);
+}
+
+// acc = acc * keep + sum_r w[r] rows[r0 + r], over this lane's columns.
+template <int G, typename C>
+__device__ inline void add_weighted_rows(C (&acc)[kElems], C keep, const C (&w)[kChunk], const C* rows, int r0,
+                                         int lane, int d) {
+#pragma unroll
+  for (int e = 0; e < kElems; ++e) {
+    const int c = lane + G * e;
+    if (c >= d) continue;
+    C a = acc[e] * keep;
+#pragma unroll
+    for (int r = 0; r < kChunk; ++r) a += w[r] * rows[(r0 + r) * d + c];
+    acc[e] = a;
+  }
+}
+
 __device__ inline int round_up_chunk(int n) { return (n + kChunk - 1) / kChunk * kChunk; }
 
 // ---- forward ---------------------------------------------------------------------------------------------
@@ -100,7 +129,6 @@ __global__ void __launch_bounds__(kThreadsSimt)
   C* vs = ks + tile * d;
   const int lane = static_cast<int>(threadIdx.x) % G, row = static_cast<int>(threadIdx.x) / G;
   const std::int64_t q_blocks = (D.lq + R - 1) / R;
-  const std::int64_t offset = D.lk - D.lq;
   const C neg_inf = minus_infinity<C>();
   for (std::int64_t b = blockIdx.x; b < D.bh * q_blocks; b += gridDim.x) {
     const std::int64_t h = b / q_blocks, q0 = (b % q_blocks) * R, i = q0 + row;
@@ -110,10 +138,8 @@ __global__ void __launch_bounds__(kThreadsSimt)
 #pragma unroll
     for (int e = 0; e < kElems; ++e) o[e] = C(0);
     C m = neg_inf, l = C(0);
-    const std::int64_t last = D.causal ? i + offset : D.lk - 1;  // this row's last visible key
-    // Keys any row of the block sees: [0, key_end). Tiles past it are skipped.
-    const std::int64_t key_end =
-        D.causal ? (q0 + R + offset < 0 ? 0 : (q0 + R + offset > D.lk ? D.lk : q0 + R + offset)) : D.lk;
+    const std::int64_t last = visible_key_end(D, i + 1) - 1;  // this row's last visible key
+    const std::int64_t key_end = visible_key_end(D, q0 + R);  // tiles past the block's keys are skipped
     for (std::int64_t k0 = 0; k0 < key_end; k0 += tile) {
       const int nk = static_cast<int>(key_end - k0 < tile ? key_end - k0 : tile);
       __syncthreads();  // every group is done with the previous tile
@@ -121,18 +147,7 @@ __global__ void __launch_bounds__(kThreadsSimt)
       __syncthreads();
       for (int j0 = 0; j0 < nk; j0 += kChunk) {
         C s[kChunk];
-#pragma unroll
-        for (int jj = 0; jj < kChunk; ++jj) {
-          const C* kr = ks + (j0 + jj) * d;
-          C acc = C(0);
-#pragma unroll
-          for (int e = 0; e < kElems; ++e) {
-            const int c = lane + G * e;
-            if (c < d) acc += qr[e] * kr[c];
-          }
-          s[jj] = acc;
-        }
-        group_sum<G>(s);
+        chunk_dots<G>(qr, ks, j0, lane, d, s);
         C chunk_max = neg_inf;
 #pragma unroll
         for (int jj = 0; jj < kChunk; ++jj) {
@@ -152,15 +167,7 @@ __global__ void __launch_bounds__(kThreadsSimt)
         }
         l = l * alpha + sum;
         m = m_new;
-#pragma unroll
-        for (int e = 0; e < kElems; ++e) {
-          const int c = lane + G * e;
-          if (c >= d) continue;
-          C acc = o[e] * alpha;
-#pragma unroll
-          for (int jj = 0; jj < kChunk; ++jj) acc += p[jj] * vs[(j0 + jj) * d + c];
-          o[e] = acc;
-        }
+        add_weighted_rows<G>(o, alpha, p, vs, j0, lane, d);
       }
     }
     if (active) {
@@ -210,7 +217,6 @@ __global__ void __launch_bounds__(kThreadsSimt)
   C* ds = ls + tile;
   const int lane = static_cast<int>(threadIdx.x) % G, row = static_cast<int>(threadIdx.x) / G;
   const std::int64_t k_blocks = (D.lk + R - 1) / R;
-  const std::int64_t offset = D.lk - D.lq;
   const C neg_inf = minus_infinity<C>();
   for (std::int64_t b = blockIdx.x; b < D.bh * k_blocks; b += gridDim.x) {
     const std::int64_t h = b / k_blocks, j0 = (b % k_blocks) * R, j = j0 + row;
@@ -220,8 +226,7 @@ __global__ void __launch_bounds__(kThreadsSimt)
     load_row<T, G>(vr, v + (h * D.lk + (active ? j : 0)) * d, active, lane, d);
 #pragma unroll
     for (int e = 0; e < kElems; ++e) dkr[e] = dvr[e] = C(0);
-    // Queries before `first` see none of the block's keys (causal: query i sees key j0 iff j0 <= i + offset).
-    const std::int64_t first = D.causal ? (j0 - offset < 0 ? 0 : (j0 - offset > D.lq ? D.lq : j0 - offset)) : 0;
+    const std::int64_t first = first_viewing_query(D, j0);  // earlier queries see none of the block's keys
     for (std::int64_t i0 = first; i0 < D.lq; i0 += tile) {
       const int nq = static_cast<int>(D.lq - i0 < tile ? D.lq - i0 : tile);
       const int padded = round_up_chunk(nq);
@@ -235,46 +240,19 @@ __global__ void __launch_bounds__(kThreadsSimt)
       __syncthreads();
       for (int r0 = 0; r0 < nq; r0 += kChunk) {
         C s[kChunk], dp[kChunk];
-#pragma unroll
-        for (int rr = 0; rr < kChunk; ++rr) {
-          const C* qrow = qs + (r0 + rr) * d;
-          const C* grow = gs + (r0 + rr) * d;
-          C sa = C(0), da = C(0);
-#pragma unroll
-          for (int e = 0; e < kElems; ++e) {
-            const int c = lane + G * e;
-            if (c < d) {
-              sa += kr[e] * qrow[c];
-              da += vr[e] * grow[c];
-            }
-          }
-          s[rr] = sa;
-          dp[rr] = da;
-        }
-        group_sum<G>(s);
-        group_sum<G>(dp);
+        chunk_dots<G>(kr, qs, r0, lane, d, s);
+        chunk_dots<G>(vr, gs, r0, lane, d, dp);
         C p[kChunk], dsc[kChunk];
 #pragma unroll
         for (int rr = 0; rr < kChunk; ++rr) {
           const C li = ls[r0 + rr];
           // A query that sees no key at all has lse = -inf and contributes nothing.
-          const bool seen = li != neg_inf && (!D.causal || j <= i0 + r0 + rr + offset);
+          const bool seen = li != neg_inf && j < visible_key_end(D, i0 + r0 + rr + 1);
           p[rr] = seen ? exp_of(s[rr] * scale - li) : C(0);
           dsc[rr] = p[rr] * (dp[rr] - ds[r0 + rr]);
         }
-#pragma unroll
-        for (int e = 0; e < kElems; ++e) {
-          const int c = lane + G * e;
-          if (c >= d) continue;
-          C a = dvr[e], bk = dkr[e];
-#pragma unroll
-          for (int rr = 0; rr < kChunk; ++rr) {
-            a += p[rr] * gs[(r0 + rr) * d + c];
-            bk += dsc[rr] * qs[(r0 + rr) * d + c];
-          }
-          dvr[e] = a;
-          dkr[e] = bk;
-        }
+        add_weighted_rows<G>(dvr, C(1), p, gs, r0, lane, d);
+        add_weighted_rows<G>(dkr, C(1), dsc, qs, r0, lane, d);
       }
     }
     if (active) {
@@ -301,7 +279,6 @@ __global__ void __launch_bounds__(kThreadsSimt)
   C* vs = ks + tile * d;
   const int lane = static_cast<int>(threadIdx.x) % G, row = static_cast<int>(threadIdx.x) / G;
   const std::int64_t q_blocks = (D.lq + R - 1) / R;
-  const std::int64_t offset = D.lk - D.lq;
   const C neg_inf = minus_infinity<C>();
   for (std::int64_t b = blockIdx.x; b < D.bh * q_blocks; b += gridDim.x) {
     const std::int64_t h = b / q_blocks, q0 = (b % q_blocks) * R, i = q0 + row;
@@ -314,9 +291,8 @@ __global__ void __launch_bounds__(kThreadsSimt)
     const C li = active ? lse[h * D.lq + i] : neg_inf;
     const C di = active ? delta[h * D.lq + i] : C(0);
     // A query with lse = -inf sees no key: last = -1 masks every key.
-    const std::int64_t last = li == neg_inf ? -1 : (D.causal ? i + offset : D.lk - 1);
-    const std::int64_t key_end =
-        D.causal ? (q0 + R + offset < 0 ? 0 : (q0 + R + offset > D.lk ? D.lk : q0 + R + offset)) : D.lk;
+    const std::int64_t last = li == neg_inf ? -1 : visible_key_end(D, i + 1) - 1;
+    const std::int64_t key_end = visible_key_end(D, q0 + R);
     for (std::int64_t k0 = 0; k0 < key_end; k0 += tile) {
       const int nk = static_cast<int>(key_end - k0 < tile ? key_end - k0 : tile);
       __syncthreads();  // every group is done with the previous tile
@@ -324,39 +300,15 @@ __global__ void __launch_bounds__(kThreadsSimt)
       __syncthreads();
       for (int j0 = 0; j0 < nk; j0 += kChunk) {
         C s[kChunk], dp[kChunk];
-#pragma unroll
-        for (int jj = 0; jj < kChunk; ++jj) {
-          const C* krow = ks + (j0 + jj) * d;
-          const C* vrow = vs + (j0 + jj) * d;
-          C sa = C(0), da = C(0);
-#pragma unroll
-          for (int e = 0; e < kElems; ++e) {
-            const int c = lane + G * e;
-            if (c < d) {
-              sa += qr[e] * krow[c];
-              da += gr[e] * vrow[c];
-            }
-          }
-          s[jj] = sa;
-          dp[jj] = da;
-        }
-        group_sum<G>(s);
-        group_sum<G>(dp);
+        chunk_dots<G>(qr, ks, j0, lane, d, s);
+        chunk_dots<G>(gr, vs, j0, lane, d, dp);
         C dsc[kChunk];
 #pragma unroll
         for (int jj = 0; jj < kChunk; ++jj) {
           const bool seen = j0 + jj < nk && k0 + j0 + jj <= last;
           dsc[jj] = seen ? exp_of(s[jj] * scale - li) * (dp[jj] - di) : C(0);
         }
-#pragma unroll
-        for (int e = 0; e < kElems; ++e) {
-          const int c = lane + G * e;
-          if (c >= d) continue;
-          C a = dqr[e];
-#pragma unroll
-          for (int jj = 0; jj < kChunk; ++jj) a += dsc[jj] * ks[(j0 + jj) * d + c];
-          dqr[e] = a;
-        }
+        add_weighted_rows<G>(dqr, C(1), dsc, ks, j0, lane, d);
       }
     }
     if (active) store_row<T, G>(dq + (h * D.lq + i) * d, dqr, scale, lane, d);
@@ -371,22 +323,10 @@ unsigned grid_for(std::int64_t count) {
   return static_cast<unsigned>(count < 1 ? 1 : (count > kMaxGrid ? kMaxGrid : count));
 }
 
-// Calls f(T{}) for the storage type of `dtype`; false for a dtype the kernels do not compute.
-template <typename F>
-bool dispatch_type(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::f32: f(float{}); return true;
-    case DType::f64: f(double{}); return true;
-    case DType::f16: f(Half{}); return true;
-    case DType::bf16: f(BFloat16{}); return true;
-    default: return false;
-  }
-}
-
 // Calls f(T{}, std::integral_constant<int, G>{}) with the lane group of head dim `d` as well.
 template <typename F>
 bool dispatch(DType dtype, int d, F&& f) {
-  return dispatch_type(dtype, [&](auto t) {
+  return with_float_type(dtype, [&](auto t) {
     if (d <= 64) {
       f(t, std::integral_constant<int, 8>{});
     } else if (d <= 128) {
@@ -416,7 +356,7 @@ bool attention_forward_simt(DType dtype, const AttentionDims& dims, const void* 
 
 bool attention_delta(DType dtype, const AttentionDims& dims, const void* grad, const void* out, void* delta,
                      cudaStream_t stream) {
-  return dispatch_type(dtype, [&](auto t) {
+  return with_float_type(dtype, [&](auto t) {
     using T = decltype(t);
     using C = compute_t<T>;
     const std::int64_t rows = dims.bh * dims.lq;

@@ -133,18 +133,16 @@ __global__ void __launch_bounds__(kThreadsTc)
 
   const std::int64_t q_blocks = (D.lq + kBlockQ - 1) / kBlockQ;
   const std::int64_t h = blockIdx.x / q_blocks, q0 = (blockIdx.x % q_blocks) * kBlockQ;
-  const std::int64_t offset = D.lk - D.lq;
   const int q_count = static_cast<int>(D.lq - q0 < kBlockQ ? D.lq - q0 : kBlockQ);
   stage_rows<T>(attention_tc_smem, L.ld, q + (h * D.lq + q0) * d, q_count, kBlockQ, d, aligned);
 
   // Keys the block sees: [0, key_end); keys this warp's rows see: [0, warp_key_end).
-  const auto clamp_keys = [&](std::int64_t end) { return end < 0 ? std::int64_t{0} : (end > D.lk ? D.lk : end); };
-  const std::int64_t key_end = D.causal ? clamp_keys(q0 + kBlockQ + offset) : D.lk;
+  const std::int64_t key_end = visible_key_end(D, q0 + kBlockQ);
   const std::int64_t warp_q0 = q0 + warp * 16;
-  const std::int64_t warp_key_end = D.causal ? clamp_keys(warp_q0 + 16 + offset) : D.lk;
+  const std::int64_t warp_key_end = visible_key_end(D, warp_q0 + 16);
   // Lanes 2r and 2r + 1 keep the statistics of row r; `part` picks the columns 2t + part.
   const int r = lane >> 1, part = lane & 1;
-  const std::int64_t last = D.causal ? warp_q0 + r + offset : D.lk - 1;  // the row's last visible key
+  const std::int64_t last = visible_key_end(D, warp_q0 + r + 1) - 1;  // the row's last visible key
   float m = -INFINITY, l = 0.f;  // running max (log2 domain) and sum
 
   Accumulator o[NF];
@@ -276,19 +274,19 @@ bool launch_forward(const AttentionDims& D, float scale_log2, const T* q, const 
   // A build whose code for this device comes from PTX older than compute_80 has no wmma body (see the
   // kernel's #if): the SIMT kernel runs then.
   cudaFuncAttributes attributes{};
-  check_attention_call(cudaFuncGetAttributes(&attributes, kernels[0]), "cudaFuncGetAttributes(attention_forward_wmma)");
+  check_status(cudaFuncGetAttributes(&attributes, kernels[0]), "cudaFuncGetAttributes(attention_forward_wmma)");
   if (attributes.ptxVersion < 80) return false;
   int chosen = -1;
   for (int c = 0; c < 2; ++c) {
     const std::size_t bytes = tc_layout(D.d, kTiles[c]).bytes;
     if (bytes > static_cast<std::size_t>(smem_optin)) continue;
     if (bytes > 48 * 1024) {
-      check_attention_call(cudaFuncSetAttribute(kernels[c], cudaFuncAttributeMaxDynamicSharedMemorySize,
+      check_status(cudaFuncSetAttribute(kernels[c], cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                 static_cast<int>(bytes)),
                            "cudaFuncSetAttribute(attention_forward_wmma, MaxDynamicSharedMemorySize)");
     }
     int per_sm = 0;
-    check_attention_call(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernels[c], kThreadsTc, bytes),
+    check_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernels[c], kThreadsTc, bytes),
                          "cudaOccupancyMaxActiveBlocksPerMultiprocessor(attention_forward_wmma)");
     if (per_sm >= 1 && chosen < 0) chosen = c;
     if (per_sm >= 2) {

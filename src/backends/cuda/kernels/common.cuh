@@ -104,6 +104,18 @@ __device__ inline T store(compute_t<T> v) {
   }
 }
 
+// Calls f(T{}) for the floating storage types; false for the others.
+template <typename F>
+bool with_float_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::f32: f(float{}); return true;
+    case DType::f64: f(double{}); return true;
+    case DType::f16: f(Half{}); return true;
+    case DType::bf16: f(BFloat16{}); return true;
+    default: return false;
+  }
+}
+
 // ---- math: single- or double-precision library functions by argument type (no fast-math approximations)
 
 __device__ inline float exp_of(float x) { return expf(x); }

@@ -117,13 +117,6 @@ __global__ void gelu_backward_vector(std::int64_t count, const T* grad, const T*
   }
 }
 
-// Enough blocks to fill the device several times over; the kernels stride over the rest.
-unsigned element_grid(std::int64_t work, const Target& target) {
-  const std::int64_t cap = static_cast<std::int64_t>(target.sm_count) * 16;
-  const std::int64_t blocks = (work + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > cap ? cap : blocks));
-}
-
 template <typename F>
 void with_form(bool tanh_form, F&& f) {
   if (tanh_form) {
@@ -136,7 +129,7 @@ void with_form(bool tanh_form, F&& f) {
 }  // namespace
 
 bool gelu(DType dtype, bool tanh_form, std::int64_t rows, std::int64_t n, const void* x, const void* bias, void* out,
-          bool aligned, Target target) {
+          bool aligned, Launch launch) {
   const std::int64_t count = rows * n;
   const bool narrow = count <= 0xffffffffLL;
   return with_float_type(dtype, [&](auto t) {
@@ -148,10 +141,10 @@ bool gelu(DType dtype, bool tanh_form, std::int64_t rows, std::int64_t n, const 
     with_form(tanh_form, [&](auto form) {
       constexpr bool Tanh = decltype(form)::value;
       if (vector) {
-        gelu_vector<T, Tanh><<<element_grid(count / Vec<T>::size + 1, target), kThreads, 0, target.stream>>>(
+        gelu_vector<T, Tanh><<<blocks_for(count / Vec<T>::size + 1, launch), kThreads, 0, launch.stream>>>(
             count, n, xs, bs, os, narrow);
       } else {
-        gelu_scalar<T, Tanh><<<element_grid(count, target), kThreads, 0, target.stream>>>(count, n, xs, bs, os, narrow);
+        gelu_scalar<T, Tanh><<<blocks_for(count, launch), kThreads, 0, launch.stream>>>(count, n, xs, bs, os, narrow);
       }
     });
     check_launch("gelu");
@@ -159,7 +152,7 @@ bool gelu(DType dtype, bool tanh_form, std::int64_t rows, std::int64_t n, const 
 }
 
 bool gelu_backward(DType dtype, bool tanh_form, std::int64_t count, const void* grad, const void* x, void* dx,
-                   bool aligned, Target target) {
+                   bool aligned, Launch launch) {
   return with_float_type(dtype, [&](auto t) {
     using T = decltype(t);
     const auto* gs = static_cast<const T*>(grad);
@@ -168,10 +161,10 @@ bool gelu_backward(DType dtype, bool tanh_form, std::int64_t count, const void* 
     with_form(tanh_form, [&](auto form) {
       constexpr bool Tanh = decltype(form)::value;
       if (aligned) {
-        gelu_backward_vector<T, Tanh><<<element_grid(count / Vec<T>::size + 1, target), kThreads, 0, target.stream>>>(
+        gelu_backward_vector<T, Tanh><<<blocks_for(count / Vec<T>::size + 1, launch), kThreads, 0, launch.stream>>>(
             count, gs, xs, ds);
       } else {
-        gelu_backward_scalar<T, Tanh><<<element_grid(count, target), kThreads, 0, target.stream>>>(count, gs, xs, ds);
+        gelu_backward_scalar<T, Tanh><<<blocks_for(count, launch), kThreads, 0, launch.stream>>>(count, gs, xs, ds);
       }
     });
     check_launch("gelu_backward");

@@ -119,38 +119,30 @@ __global__ void layer_norm_param_sums(std::int64_t n, std::int64_t parts, const 
 
 bool layer_norm(DType dtype, const Rows& R, double eps, const void* x, const void* weight, const void* bias, void* out,
                 void* mean, void* rstd, Target target) {
-  bool launched = false;
-  const bool known = with_float_type(dtype, [&](auto t) {
+  return with_row_types(dtype, R.cached, [&](auto t, auto width) {
     using T = decltype(t);
     using C = compute_t<T>;
-    launched = with_cache_width(R.cached, [&](auto width) {
-      constexpr int Cached = decltype(width)::value;
-      constexpr auto kernel = layer_norm_rows<T, Cached>;
-      kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
-          R, static_cast<C>(eps), static_cast<const T*>(x), static_cast<const T*>(weight), static_cast<const T*>(bias),
-          static_cast<T*>(out), static_cast<C*>(mean), static_cast<C*>(rstd));
-      check_launch("layer_norm");
-    });
+    constexpr int Cached = decltype(width)::value;
+    constexpr auto kernel = layer_norm_rows<T, Cached>;
+    kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
+        R, static_cast<C>(eps), static_cast<const T*>(x), static_cast<const T*>(weight), static_cast<const T*>(bias),
+        static_cast<T*>(out), static_cast<C*>(mean), static_cast<C*>(rstd));
+    check_launch("layer_norm");
   });
-  return known && launched;
 }
 
 bool layer_norm_backward(DType dtype, const Rows& R, const void* grad, const void* x, const void* weight,
                          const void* mean, const void* rstd, void* dx, Target target) {
-  bool launched = false;
-  const bool known = with_float_type(dtype, [&](auto t) {
+  return with_row_types(dtype, R.cached, [&](auto t, auto width) {
     using T = decltype(t);
     using C = compute_t<T>;
-    launched = with_cache_width(R.cached, [&](auto width) {
-      constexpr int Cached = decltype(width)::value;
-      constexpr auto kernel = layer_norm_dx_rows<T, Cached>;
-      kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
-          R, static_cast<const T*>(grad), static_cast<const T*>(x), static_cast<const T*>(weight),
-          static_cast<const C*>(mean), static_cast<const C*>(rstd), static_cast<T*>(dx));
-      check_launch("layer_norm_backward");
-    });
+    constexpr int Cached = decltype(width)::value;
+    constexpr auto kernel = layer_norm_dx_rows<T, Cached>;
+    kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
+        R, static_cast<const T*>(grad), static_cast<const T*>(x), static_cast<const T*>(weight),
+        static_cast<const C*>(mean), static_cast<const C*>(rstd), static_cast<T*>(dx));
+    check_launch("layer_norm_backward");
   });
-  return known && launched;
 }
 
 std::int64_t layer_norm_param_parts(std::int64_t rows, std::int64_t n, int sm_count) {
@@ -164,18 +156,16 @@ std::int64_t layer_norm_param_parts(std::int64_t rows, std::int64_t n, int sm_co
 
 bool layer_norm_param_grad(DType dtype, std::int64_t rows, std::int64_t n, const void* grad, const void* x,
                            const void* mean, const void* rstd, void* dweight, void* dbias, void* partials,
-                           std::int64_t parts, Target target) {
+                           std::int64_t parts, Launch launch) {
   return with_float_type(dtype, [&](auto t) {
     using T = decltype(t);
     using C = compute_t<T>;
     const dim3 grid(static_cast<unsigned>((n + 31) / 32), static_cast<unsigned>(parts));
-    layer_norm_param_partials<T><<<grid, dim3(32, 8), 0, target.stream>>>(
+    layer_norm_param_partials<T><<<grid, dim3(32, 8), 0, launch.stream>>>(
         rows, n, parts, static_cast<const T*>(grad), static_cast<const T*>(x), static_cast<const C*>(mean),
         static_cast<const C*>(rstd), static_cast<C*>(partials));
     check_launch("layer_norm_param_partials");
-    const std::int64_t blocks = (n + kThreads - 1) / kThreads;
-    const std::int64_t cap = 16LL * target.sm_count;
-    layer_norm_param_sums<T><<<static_cast<unsigned>(blocks < cap ? blocks : cap), kThreads, 0, target.stream>>>(
+    layer_norm_param_sums<T><<<blocks_for(n, launch), kThreads, 0, launch.stream>>>(
         n, parts, static_cast<const C*>(partials), static_cast<T*>(dweight), static_cast<T*>(dbias));
     check_launch("layer_norm_param_sums");
   });

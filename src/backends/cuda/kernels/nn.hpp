@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "accelera/backend.hpp"
+#include "backends/cuda/kernels/launch.hpp"
 
 namespace accelera::cuda::kernels {
 
@@ -43,10 +44,10 @@ inline Rows plan_rows(std::int64_t rows, std::int64_t n) {
 
 // out = GELU(x + bias) over (rows, n); bias (n) or null. `aligned`: x, out (and bias) 16-byte aligned.
 bool gelu(DType dtype, bool tanh_form, std::int64_t rows, std::int64_t n, const void* x, const void* bias,
-          void* out, bool aligned, Target target);
+          void* out, bool aligned, Launch launch);
 // dx = grad * GELU'(x) over `count` elements.
 bool gelu_backward(DType dtype, bool tanh_form, std::int64_t count, const void* grad, const void* x, void* dx,
-                   bool aligned, Target target);
+                   bool aligned, Launch launch);
 
 // mean and rstd are float (double for float64 rows); weight and bias may be null.
 bool layer_norm(DType dtype, const Rows& rows, double eps, const void* x, const void* weight, const void* bias,
@@ -57,7 +58,7 @@ bool layer_norm_backward(DType dtype, const Rows& rows, const void* grad, const 
 // 2 * parts * n compute values; parts splits the rows among blocks (see layer_norm_param_parts).
 bool layer_norm_param_grad(DType dtype, std::int64_t rows, std::int64_t n, const void* grad, const void* x,
                            const void* mean, const void* rstd, void* dweight, void* dbias, void* partials,
-                           std::int64_t parts, Target target);
+                           std::int64_t parts, Launch launch);
 std::int64_t layer_norm_param_parts(std::int64_t rows, std::int64_t n, int sm_count);
 
 // Softmax, or log-softmax with `log`, over each row; and the backward pass from the forward result y.

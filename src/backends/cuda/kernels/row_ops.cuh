@@ -112,16 +112,14 @@ bool with_cache_width(int cached, F&& f) {
   }
 }
 
-// Calls f(T{}) for the floating storage types; false for the others.
+// Calls f(T{}, std::integral_constant<int, Cached>{}) for a floating dtype and a plan's cache width; false,
+// calling nothing, for another dtype.
 template <typename F>
-bool with_float_type(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::f32: f(float{}); return true;
-    case DType::f64: f(double{}); return true;
-    case DType::f16: f(Half{}); return true;
-    case DType::bf16: f(BFloat16{}); return true;
-    default: return false;
-  }
+bool with_row_types(DType dtype, int cached, F&& f) {
+  bool width_known = false;
+  const bool dtype_known =
+      with_float_type(dtype, [&](auto t) { width_known = with_cache_width(cached, [&](auto width) { f(t, width); }); });
+  return dtype_known && width_known;
 }
 
 }  // namespace accelera::cuda::kernels

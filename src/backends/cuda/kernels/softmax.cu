@@ -52,31 +52,23 @@ __global__ void __launch_bounds__(1024) softmax_backward_rows(Rows R, bool log, 
 }  // namespace
 
 bool softmax(DType dtype, const Rows& R, bool log, const void* x, void* out, Target target) {
-  bool launched = false;
-  const bool known = with_float_type(dtype, [&](auto t) {
+  return with_row_types(dtype, R.cached, [&](auto t, auto width) {
     using T = decltype(t);
-    launched = with_cache_width(R.cached, [&](auto width) {
-      constexpr auto kernel = softmax_rows<T, decltype(width)::value>;
-      kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
-          R, log, static_cast<const T*>(x), static_cast<T*>(out));
-      check_launch("softmax");
-    });
+    constexpr auto kernel = softmax_rows<T, decltype(width)::value>;
+    kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
+        R, log, static_cast<const T*>(x), static_cast<T*>(out));
+    check_launch("softmax");
   });
-  return known && launched;
 }
 
 bool softmax_backward(DType dtype, const Rows& R, bool log, const void* grad, const void* y, void* dx, Target target) {
-  bool launched = false;
-  const bool known = with_float_type(dtype, [&](auto t) {
+  return with_row_types(dtype, R.cached, [&](auto t, auto width) {
     using T = decltype(t);
-    launched = with_cache_width(R.cached, [&](auto width) {
-      constexpr auto kernel = softmax_backward_rows<T, decltype(width)::value>;
-      kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
-          R, log, static_cast<const T*>(grad), static_cast<const T*>(y), static_cast<T*>(dx));
-      check_launch("softmax_backward");
-    });
+    constexpr auto kernel = softmax_backward_rows<T, decltype(width)::value>;
+    kernel<<<row_grid<kernel>(R.threads, R.rows, target), R.threads, 0, target.stream>>>(
+        R, log, static_cast<const T*>(grad), static_cast<const T*>(y), static_cast<T*>(dx));
+    check_launch("softmax_backward");
   });
-  return known && launched;
 }
 
 }  // namespace accelera::cuda::kernels
