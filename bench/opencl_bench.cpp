@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "accelera/accelera.hpp"
-#include "backends/opencl/opencl_backend.hpp"
+#include "backends/opencl/opencl_interface.hpp"
+#include "ops/elementwise.hpp"
 
 namespace {
 
@@ -28,7 +29,7 @@ using accelera::DType;
 using accelera::Shape;
 using accelera::Tensor;
 using accelera::opencl::ClDevice;
-using accelera::opencl::OpenClBackend;
+using accelera::opencl::OpenClInterface;
 
 double best_seconds(const std::function<void()>& run, int repeat) {
   run();  // warm-up: kernel builds, first-touch of buffers
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
     }
   }
   const Device device{DeviceKind::opencl, 0};
-  auto& backend = dynamic_cast<OpenClBackend&>(accelera::backend_for(device));
+  auto& backend = dynamic_cast<OpenClInterface&>(accelera::device_interface(device));
   ClDevice& d = backend.device(0);
   std::printf("device: opencl:0 = %s (%s, driver %s), %d compute units\n\n", d.name.c_str(), d.platform_name.c_str(),
               d.driver_version.c_str(), d.compute_units);
@@ -182,13 +183,13 @@ int main(int argc, char** argv) {
       5);
   const double add_s = best_seconds(
       [&] {
-        backend.binary(accelera::BinaryOp::add, x, y, z);
+        accelera::kernel_for(accelera::op::add, device, DType::f32)(x, y, z);
         backend.synchronize(0);
       },
       5);
   const double exp_s = best_seconds(
       [&] {
-        backend.unary(accelera::UnaryOp::exp, x, z);
+        accelera::kernel_for(accelera::op::exp, device, DType::f32)(x, z);
         backend.synchronize(0);
       },
       5);

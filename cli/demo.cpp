@@ -12,6 +12,7 @@
 
 #include "accelera/accelera.hpp"
 #include "commands.hpp"
+#include "accelera/core/size.hpp"
 #include "npy.hpp"
 
 namespace accelera::cli {
@@ -78,7 +79,7 @@ int run_demo(const DemoOptions& options) {
   ACC_CHECK(dtype == DType::f32 || dtype == DType::f64, DTypeError, "demo runs float32 or float64, not {}",
             options.dtype);
   const Device device = options.device.empty() ? default_device() : Device::parse(options.device);
-  const DeviceInfo info = backend_for(device).device_info(device.index);
+  const DeviceInfo info = device_interface(device).device_info(device.index);
   const std::int64_t n = options.size;
   const auto e = static_cast<std::int64_t>(dtype_size(dtype));
   const std::int64_t operand_bytes = 2 * n * n * e;
@@ -104,7 +105,7 @@ int run_demo(const DemoOptions& options) {
     for (int r = 0; r < 2; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       const Tensor c = matmul(ad, bd);
-      backend_for(device).synchronize(device.index);
+      device_interface(device).synchronize(device.index);
       in_core = std::max(in_core, flops / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 1e9);
     }
     fmt::print("  in core (operands resident on {}): {:.1f} GFLOP/s\n", device.str(), in_core);

@@ -46,7 +46,7 @@ int run_info(const InfoOptions& options) {
   fmt::print("backends compiled in: {}\n", fmt::join(backends, ", "));
   for (const char* kind : {"cuda", "opencl"}) {
     try {
-      backend_for(Device::parse(kind));
+      device_interface(Device::parse(kind));
     } catch (const DeviceError& e) {
       fmt::print("  {}: {}\n", kind, e.what());
     }

@@ -3,6 +3,7 @@
 
 #include "accelera/accelera.hpp"
 #include "commands.hpp"
+#include "accelera/core/size.hpp"
 #include "npy.hpp"
 
 namespace accelera::cli {

@@ -127,25 +127,5 @@ MappedNpy::~MappedNpy() {
   if (m_fd >= 0) ::close(m_fd);
 }
 
-std::int64_t parse_size(const std::string& text) {
-  static const std::regex re(R"(\s*([0-9]*\.?[0-9]+)\s*([kKmMgGtT]?)(i?)[bB]?\s*)");
-  std::smatch match;
-  ACC_CHECK(std::regex_match(text, match, re), ValueError, "cannot read '{}' as a size (e.g. 512MB, 2GB, 1GiB)", text);
-  const double number = std::stod(match[1].str());
-  const char unit = static_cast<char>(std::toupper(match[2].str().empty() ? ' ' : match[2].str()[0]));
-  const double base = match[3].str().empty() ? 1000.0 : 1024.0;
-  int power = 0;
-  switch (unit) {
-    case 'K': power = 1; break;
-    case 'M': power = 2; break;
-    case 'G': power = 3; break;
-    case 'T': power = 4; break;
-    default: break;
-  }
-  double bytes = number;
-  for (int i = 0; i < power; ++i) bytes *= base;
-  ACC_CHECK(bytes >= 1, ValueError, "a size must be at least one byte, got '{}'", text);
-  return static_cast<std::int64_t>(bytes);
-}
 
 }  // namespace accelera::cli

@@ -30,7 +30,4 @@ class MappedNpy {
   Tensor m_tensor;
 };
 
-// "123", "64MB", "2GiB", "1.5GB" -> bytes; ValueError otherwise.
-std::int64_t parse_size(const std::string& text);
-
 }  // namespace accelera::cli

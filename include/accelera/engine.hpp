@@ -10,6 +10,7 @@
 
 #include "accelera/core/device.hpp"
 #include "accelera/core/tensor.hpp"
+#include "accelera/core/export.hpp"
 
 namespace accelera {
 
@@ -59,7 +60,7 @@ struct EngineMemoryInfo {
   double cpu_total_gb = 0, cpu_available_gb = 0;
 };
 
-class MatrixEngine {
+class ACC_API MatrixEngine {
  public:
   explicit MatrixEngine(EngineOptions options = {});
 

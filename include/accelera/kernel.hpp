@@ -14,8 +14,19 @@
 
 #include "accelera/core/device.hpp"
 #include "accelera/core/tensor.hpp"
+#include "accelera/core/export.hpp"
 
 namespace accelera {
+
+// The on-disk cache of built kernels (ours and users'): Note [Kernel cache] in src/core/kernel_cache.hpp.
+struct KernelCacheStats {
+  std::int64_t hits = 0;
+  std::int64_t misses = 0;          // no entry (includes rejected ones)
+  std::int64_t rejected = 0;        // entries found corrupt or stale and removed
+  std::int64_t stores = 0;
+  std::int64_t store_failures = 0;  // the directory or file could not be written
+};
+ACC_API KernelCacheStats kernel_cache_stats();
 
 // A kernel argument: a tensor (passed as its device buffer, starting at its first element; it must be
 // contiguous) or a scalar of the exact C type the kernel declares.
@@ -27,7 +38,7 @@ struct LaunchSize {
 };
 
 // A user kernel built for one device.
-class CompiledKernel {
+class ACC_API CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
   virtual const std::string& name() const noexcept = 0;
@@ -40,7 +51,7 @@ class CompiledKernel {
 };
 
 // Compiles and keeps user kernels by name, as the KernelManager of the seed documents.
-class KernelManager {
+class ACC_API KernelManager {
  public:
   // Kernels for `backend` ("opencl" or "cuda") are built for `device` when it is of that kind, else for
   // device 0 of that kind.

@@ -9,19 +9,20 @@
 #include <optional>
 
 #include "accelera/core/tensor.hpp"
-#include "accelera/nn_types.hpp"
+#include "accelera/core/nn_types.hpp"
+#include "accelera/core/export.hpp"
 
 namespace accelera {
 
 // GELU(x) element-wise. The exact form is x * Phi(x) = 0.5 x erfc(-x / sqrt(2)).
-Tensor gelu(const Tensor& x, GeluApproximation approximation = GeluApproximation::none);
+ACC_API Tensor gelu(const Tensor& x, GeluApproximation approximation = GeluApproximation::none);
 // grad * GELU'(x): the gradient of gelu with respect to x.
-Tensor gelu_backward(const Tensor& grad, const Tensor& x, GeluApproximation approximation = GeluApproximation::none);
+ACC_API Tensor gelu_backward(const Tensor& grad, const Tensor& x, GeluApproximation approximation = GeluApproximation::none);
 // GELU(x + bias) in one pass; bias has x's last extent and is broadcast over the leading axes.
-Tensor bias_gelu(const Tensor& x, const Tensor& bias, GeluApproximation approximation = GeluApproximation::none);
+ACC_API Tensor bias_gelu(const Tensor& x, const Tensor& bias, GeluApproximation approximation = GeluApproximation::none);
 // GELU(x @ weight^T + bias): x (..., in), weight (out, in) as in a linear layer, bias (out) or undefined;
 // the result is (..., out). The bias and GELU are applied as the GEMM's epilogue.
-Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias,
+ACC_API Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias,
                    GeluApproximation approximation = GeluApproximation::none);
 
 struct LayerNormResult {
@@ -30,22 +31,22 @@ struct LayerNormResult {
   Tensor rstd;  // 1 / sqrt(var + eps), same shape as mean (biased variance, as PyTorch)
 };
 // Normalises over the last axis, then scales by weight and shifts by bias (each (n) or undefined).
-LayerNormResult layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5);
+ACC_API LayerNormResult layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5);
 struct LayerNormGrads {
   Tensor dx, dweight, dbias;  // dweight (dbias) is undefined when weight (bias) was
 };
 // Gradients of layer_norm given the upstream grad and the forward's mean and rstd.
-LayerNormGrads layer_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& bias,
+ACC_API LayerNormGrads layer_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& bias,
                                    const Tensor& mean, const Tensor& rstd);
 
 // exp(x - max) / sum(exp(x - max)) along `axis` (numerically stable for any finite input).
-Tensor softmax(const Tensor& x, std::int64_t axis = -1);
+ACC_API Tensor softmax(const Tensor& x, std::int64_t axis = -1);
 // x - max - log(sum(exp(x - max))) along `axis`.
-Tensor log_softmax(const Tensor& x, std::int64_t axis = -1);
+ACC_API Tensor log_softmax(const Tensor& x, std::int64_t axis = -1);
 // Gradient with respect to x given grad and the forward result y = softmax(x): y * (grad - sum(grad * y)).
-Tensor softmax_backward(const Tensor& grad, const Tensor& y, std::int64_t axis = -1);
+ACC_API Tensor softmax_backward(const Tensor& grad, const Tensor& y, std::int64_t axis = -1);
 // Gradient given y = log_softmax(x): grad - exp(y) * sum(grad).
-Tensor log_softmax_backward(const Tensor& grad, const Tensor& y, std::int64_t axis = -1);
+ACC_API Tensor log_softmax_backward(const Tensor& grad, const Tensor& y, std::int64_t axis = -1);
 
 struct AttentionResult {
   Tensor out;  // (batch, heads, q_len, head_dim)
@@ -56,14 +57,14 @@ struct AttentionResult {
 // softmax, never materialising the q_len x kv_len matrix. Causal masking is aligned to the bottom-right
 // corner: query i sees keys j <= i + kv_len - q_len (as FlashAttention and KV-cache decoding); a query
 // that sees no key (only when q_len > kv_len) gets a zero output and lse = -inf.
-AttentionResult attention(const Tensor& q, const Tensor& k, const Tensor& v, std::optional<double> scale = std::nullopt,
+ACC_API AttentionResult attention(const Tensor& q, const Tensor& k, const Tensor& v, std::optional<double> scale = std::nullopt,
                           bool causal = false);
 struct AttentionGrads {
   Tensor dq, dk, dv;
 };
 // Gradients of attention given the upstream grad and the forward's out and lse; the attention matrix is
 // recomputed tile by tile from lse (FlashAttention-2), never stored.
-AttentionGrads attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
+ACC_API AttentionGrads attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
                                   const Tensor& out, const Tensor& lse, std::optional<double> scale = std::nullopt,
                                   bool causal = false);
 

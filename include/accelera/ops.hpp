@@ -1,38 +1,46 @@
 #pragma once
 // Device-agnostic operations. Each validates its inputs (typed errors, inputs never modified), allocates
-// the result on the inputs' device and dispatches to that device's backend. NumPy semantics: broadcasting,
-// dtype promotion, shapes of results.
+// the result on the inputs' device and runs that device's kernel from the kernel table (an op a device
+// does not run in a dtype raises NotSupportedError naming the op, the device and the dtype). NumPy
+// semantics: broadcasting, dtype promotion, shapes of results.
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "accelera/core/export.hpp"
 #include "accelera/core/tensor.hpp"
 
 namespace accelera {
 
 using Axes = std::optional<std::vector<std::int64_t>>;  // nullopt: all axes
 
-Tensor zeros(const Shape& shape, DType dtype = DType::f32, const Device& device = Device::cpu());
-Tensor ones(const Shape& shape, DType dtype = DType::f32, const Device& device = Device::cpu());
-Tensor full(const Shape& shape, double value, DType dtype = DType::f32, const Device& device = Device::cpu());
+ACC_API Tensor zeros(const Shape& shape, DType dtype = DType::f32, const Device& device = Device::cpu());
+ACC_API Tensor ones(const Shape& shape, DType dtype = DType::f32, const Device& device = Device::cpu());
+ACC_API Tensor full(const Shape& shape, double value, DType dtype = DType::f32, const Device& device = Device::cpu());
 
-// NumPy matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast. f32/f64.
-Tensor matmul(const Tensor& a, const Tensor& b);
+// NumPy matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast. Floating dtypes.
+ACC_API Tensor matmul(const Tensor& a, const Tensor& b);
+// out = a @ b, or out += a @ b with `accumulate`, into an existing tensor (any strides) of the result's
+// shape and dtype on the operands' device; a and b have at least two axes, batch axes broadcast. out must
+// not share memory with a or b. The out-of-core engine's tiles go through here too.
+ACC_API void matmul_into(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate = false);
 
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor subtract(const Tensor& a, const Tensor& b);
-Tensor multiply(const Tensor& a, const Tensor& b);
-Tensor divide(const Tensor& a, const Tensor& b);  // true division: integer inputs give float64
+// Element-wise functions (Note [Element-wise functions] in src/ops/elementwise.hpp).
+ACC_API Tensor add(const Tensor& a, const Tensor& b);
+ACC_API Tensor subtract(const Tensor& a, const Tensor& b);
+ACC_API Tensor multiply(const Tensor& a, const Tensor& b);
+ACC_API Tensor divide(const Tensor& a, const Tensor& b);  // true division: integer inputs give float64
 
-Tensor neg(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor relu(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
+ACC_API Tensor negative(const Tensor& x);
+inline Tensor neg(const Tensor& x) { return negative(x); }
+ACC_API Tensor exp(const Tensor& x);
+ACC_API Tensor log(const Tensor& x);
+ACC_API Tensor tanh(const Tensor& x);
+ACC_API Tensor relu(const Tensor& x);
+ACC_API Tensor sigmoid(const Tensor& x);
 
-Tensor sum(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
-Tensor mean(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
-Tensor max(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+ACC_API Tensor sum(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+ACC_API Tensor mean(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+ACC_API Tensor max(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 
 }  // namespace accelera

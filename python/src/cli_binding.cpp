@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "accelera/core/size.hpp"
 #include "cli.hpp"
-#include "npy.hpp"
 
 namespace accelera::python {
 
@@ -25,7 +25,7 @@ void bind_cli(nb::module_& m) {
       },
       nb::arg("argv"), nb::call_guard<nb::gil_scoped_release>());
   // Sizes such as "2GB" are read the same way by the command line and by MatrixEngine(memory_budget=...).
-  m.def("_parse_size", &accelera::cli::parse_size, nb::arg("text"));
+  m.def("_parse_size", [](const std::string& text) { return parse_size(text); }, nb::arg("text"));
 }
 
 }  // namespace accelera::python

@@ -68,10 +68,10 @@ void bind_devices(nb::module_& m) {
     return out;
   });
   // Benchmark helper: best seconds of a host->device and a device->host copy of `nbytes` through pinned
-  // staging memory (Backend::allocate_host) or pageable memory.
+  // staging memory (DeviceInterface::allocate_host) or pageable memory.
   m.def("_staging_copy_seconds", [](const std::string& device, std::int64_t nbytes, bool pinned, int repeat) {
     const Device d = Device::parse(device);
-    Backend& backend = backend_for(d);
+    DeviceInterface& backend = device_interface(d);
     const Tensor t = Tensor::empty(Shape{nbytes}, DType::boolean, d);
     std::unique_ptr<HostBuffer> staging;
     std::vector<std::byte> pageable;
@@ -104,7 +104,7 @@ void bind_devices(nb::module_& m) {
   m.def("_reload_config", &reload_config);
   m.def("_device_total_memory", [](const std::string& device) {
     const Device d = Device::parse(device);
-    return backend_for(d).device_info(d.index).total_memory;
+    return device_interface(d).device_info(d.index).total_memory;
   });
 }
 

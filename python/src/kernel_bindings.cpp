@@ -6,7 +6,6 @@
 
 #include "accelera/accelera.hpp"
 #include "bindings.hpp"
-#include "core/kernel_cache.hpp"
 
 namespace accelera::python {
 
@@ -110,7 +109,7 @@ void bind_kernels(nb::module_& m) {
       .def_prop_ro("compiled_kernels", &KernelManager::compiled_kernels);
 
   m.def("_kernel_cache_stats", []() {
-    const auto s = detail::kernel_cache_stats();
+    const auto s = kernel_cache_stats();
     nb::dict d;
     d["hits"] = s.hits;
     d["misses"] = s.misses;

@@ -18,6 +18,16 @@ Tensor value_or_undefined(const OptTensor& t) { return t ? *t : Tensor(); }
 OptTensor defined_or_none(const Tensor& t) { return t.defined() ? OptTensor(t) : std::nullopt; }
 GeluApproximation approximation(const std::string& name) { return gelu_approximation_from_name(name); }
 
+// Whether every fused neural-network op runs on the device (in float32, which every backend computes).
+bool has_fused_kernels(const Device& device) {
+  for (const char* op : {"gelu", "gelu_backward", "linear_gelu", "layer_norm", "layer_norm_backward", "softmax",
+                         "log_softmax", "softmax_backward", "log_softmax_backward", "attention",
+                         "attention_backward"}) {
+    if (!supports(device, op, DType::f32)) return false;
+  }
+  return true;
+}
+
 // What Python's get_backend reports: whether the kind is compiled in and answers, and if not, why (the
 // registry's own DeviceError message); whether it has the fused kernels; the programs it has built.
 nb::dict backend_status(const std::string& kind_name) {
@@ -25,12 +35,12 @@ nb::dict backend_status(const std::string& kind_name) {
   nb::dict d;
   d["device"] = device.str();
   try {
-    Backend& backend = backend_for(device);
+    DeviceInterface& interface = device_interface(device);
     d["available"] = true;
     d["reason"] = "";
-    d["has_fused_kernels"] = backend.has_fused_kernels();
-    d["compiled_kernels"] = backend.compiled_kernels(device.index);
-    d["name"] = backend.device_info(device.index).name;
+    d["has_fused_kernels"] = has_fused_kernels(device);
+    d["compiled_kernels"] = interface.compiled_kernels(device.index);
+    d["name"] = interface.device_info(device.index).name;
   } catch (const DeviceError& e) {  // "built without X support" / "no X device found": reported, not hidden
     d["available"] = false;
     d["reason"] = std::string(e.what());
@@ -106,7 +116,7 @@ void bind_nn(nb::module_& m) {
       "_synchronize",
       [](const std::string& device) {
         const Device d = Device::parse(device);
-        backend_for(d).synchronize(d.index);
+        device_interface(d).synchronize(d.index);
       },
       release);
 }

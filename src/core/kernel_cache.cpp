@@ -139,9 +139,13 @@ void kernel_cache_discard(std::string_view key, std::string_view why) {
   reject(kernel_cache_path(key), why);
 }
 
+}  // namespace accelera::detail
+
+namespace accelera {
+
 KernelCacheStats kernel_cache_stats() {
-  return {g_counters.hits.load(), g_counters.misses.load(), g_counters.rejected.load(), g_counters.stores.load(),
-          g_counters.store_failures.load()};
+  const auto& c = detail::g_counters;
+  return {c.hits.load(), c.misses.load(), c.rejected.load(), c.stores.load(), c.store_failures.load()};
 }
 
-}  // namespace accelera::detail
+}  // namespace accelera

@@ -13,15 +13,9 @@
 #include <string>
 #include <string_view>
 
-namespace accelera::detail {
+#include "accelera/kernel.hpp"  // KernelCacheStats
 
-struct KernelCacheStats {
-  std::int64_t hits = 0;
-  std::int64_t misses = 0;          // no entry (includes rejected ones)
-  std::int64_t rejected = 0;        // entries found corrupt or stale and removed
-  std::int64_t stores = 0;
-  std::int64_t store_failures = 0;  // the directory or file could not be written
-};
+namespace accelera::detail {
 
 // The cache file that holds `key` (whether or not it exists); empty when the cache is off.
 std::string kernel_cache_path(std::string_view key);
@@ -30,7 +24,6 @@ void kernel_cache_store(std::string_view key, std::string_view payload);
 // Removes an entry that loaded fine but that the driver rejected (e.g. after a driver update that kept its
 // version string); counted as rejected.
 void kernel_cache_discard(std::string_view key, std::string_view why);
-KernelCacheStats kernel_cache_stats();
 // 64-bit FNV-1a, used for file names and payload checksums.
 std::uint64_t fnv1a64(std::string_view bytes) noexcept;
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <memory>
 
-#include "accelera/backend.hpp"
+#include "accelera/core/registry.hpp"
 #include "accelera/core/config.hpp"
 #include "accelera/core/error.hpp"
 #include "accelera/ops.hpp"
@@ -27,10 +27,10 @@ std::int64_t rounded(std::int64_t bytes) {
 }
 
 // dst = src across devices; dst may be any view.
-void copy_into(const Tensor& src, const Tensor& dst) {
+void copy_across_devices(const Tensor& src, const Tensor& dst) {
   const Tensor from = src.device() == dst.device() ? src : src.to(dst.device());
-  backend_for(dst.device()).copy(from, dst);
-  backend_for(dst.device()).synchronize(dst.device().index);
+  accelera::copy_into(from, dst);
+  device_interface(dst.device()).synchronize(dst.device().index);
 }
 
 Tensor block(const Tensor& m, const OutputTile& t) {
@@ -65,7 +65,7 @@ void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional
 
 MatrixEngine::MatrixEngine(EngineOptions options) : m_options(std::move(options)) {
   m_device = m_options.device.value_or(default_device());
-  backend_for(m_device);  // says "built without X support" or "no X device found"
+  device_interface(m_device);  // says "built without X support" or "no X device found"
   engine::parse_strategy(m_options.chunking_strategy);
   if (m_options.chunk_size) set_chunk_size(*m_options.chunk_size);
   set_memory_budget(m_options.memory_budget);
@@ -100,7 +100,7 @@ std::int64_t MatrixEngine::budget_bytes() const {
 }
 
 EngineMemoryInfo MatrixEngine::memory_info() const {
-  const DeviceInfo info = backend_for(m_device).device_info(m_device.index);
+  const DeviceInfo info = device_interface(m_device).device_info(m_device.index);
   const MemoryStats stats = allocator_for(m_device).stats();
   EngineMemoryInfo m;
   m.device = m_device.str();
@@ -111,14 +111,14 @@ EngineMemoryInfo MatrixEngine::memory_info() const {
   m.gpu_utilization = info.total_memory > 0
                           ? 100.0 * static_cast<double>(stats.reserved_bytes) / static_cast<double>(info.total_memory)
                           : 0.0;
-  const DeviceInfo host = backend_for(Device::cpu()).device_info(0);
+  const DeviceInfo host = device_interface(Device::cpu()).device_info(0);
   m.cpu_total_gb = static_cast<double>(host.total_memory) / kGiB;
   m.cpu_available_gb = static_cast<double>(host.free_memory) / kGiB;
   return m;
 }
 
 void MatrixEngine::cleanup() {
-  backend_for(m_device).synchronize(m_device.index);
+  device_interface(m_device).synchronize(m_device.index);
   empty_cache(m_device);
 }
 
@@ -197,7 +197,7 @@ Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::op
   }
   const Tensor result = accelera::matmul(a.to(m_device), b.to(m_device));
   if (out) {
-    copy_into(result, *out);
+    copy_across_devices(result, *out);
     if (out->device() != m_device) stats.bytes_device_to_host = m * n * e;
     return *out;
   }
@@ -267,7 +267,7 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
       ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
       const Tensor part = accelera::matmul(ah.slice(0, region.row0, region.row0 + region.rows),
                                            bh.slice(1, region.col0, region.col0 + region.cols));
-      copy_into(part, block(ch, region));
+      copy_across_devices(part, block(ch, region));
       if (top) {
         stats.strategy = "cpu";
         stats.tiles = 1;
@@ -323,7 +323,7 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
   stats.bytes_device_to_host = counters.bytes_device_to_host;
   stats.peak_device_bytes = counters.peak_device_bytes;
   if (out && !out->device().is_cpu()) {
-    copy_into(ch, *out);
+    copy_across_devices(ch, *out);
     return *out;
   }
   return ch;

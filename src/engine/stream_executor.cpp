@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "accelera/core/error.hpp"
+#include "accelera/core/registry.hpp"
+#include "accelera/ops.hpp"
 
 namespace accelera::engine {
 
@@ -53,8 +55,7 @@ class Pipeline {
       : m_plan(plan),
         m_job(job),
         m_counters(counters),
-        m_backend(backend_for(job.device)),
-        m_host(backend_for(Device::cpu())),
+        m_device(device_interface(job.device)),
         m_index(job.device.index),
         m_on_cpu(job.device.is_cpu()),
         m_dtype(job.c.dtype()) {
@@ -66,7 +67,7 @@ class Pipeline {
     for (int i = 0; i < job.output_buffers; ++i) {
       OutputSlot slot;
       slot.buffer = allocate(tm * tn);
-      if (!m_on_cpu) slot.staging = m_backend.allocate_host(m_index, static_cast<std::size_t>(tm * tn) * itemsize());
+      if (!m_on_cpu) slot.staging = m_device.allocate_host(m_index, static_cast<std::size_t>(tm * tn) * itemsize());
       m_out.push_back(std::move(slot));
     }
   }
@@ -86,27 +87,23 @@ class Pipeline {
         PanelSlot& pa = load(m_a, PanelKey{tile.row0, tile.rows, k0, kk}, m_job.a, step);
         PanelSlot& pb = load(m_b, PanelKey{k0, kk, tile.col0, tile.cols}, m_job.b, step);
         if (!m_on_cpu) {
-          m_backend.stream_wait(m_index, Stream::compute, *pa.uploaded);
-          m_backend.stream_wait(m_index, Stream::compute, *pb.uploaded);
+          m_device.stream_wait(m_index, Stream::compute, *pa.uploaded);
+          m_device.stream_wait(m_index, Stream::compute, *pb.uploaded);
         }
         const Tensor av = matrix_view(pa.buffer, tile.rows, kk), bv = matrix_view(pb.buffer, kk, tile.cols);
-        if (k0 == 0) {
-          m_backend.matmul(av, bv, c);
-        } else {
-          m_backend.matmul_accumulate(av, bv, c);
-        }
-        computed = m_backend.record_event(m_index, Stream::compute);
+        matmul_into(av, bv, c, /*accumulate=*/k0 > 0);
+        computed = m_device.record_event(m_index, Stream::compute);
         pa.last_read = computed;
         pb.last_read = computed;
       }
       if (m_on_cpu) {
-        m_host.copy(c, block(m_job.c, tile.row0, tile.rows, tile.col0, tile.cols));
+        copy_into(c, block(m_job.c, tile.row0, tile.rows, tile.col0, tile.cols));
         mark_done(static_cast<std::int64_t>(t), done, on_tile_done);
         continue;
       }
-      m_backend.stream_wait(m_index, Stream::download, *computed);
-      m_backend.copy_to_host_async(out.staging->data(), c, Stream::download);
-      out.downloaded = m_backend.record_event(m_index, Stream::download);
+      m_device.stream_wait(m_index, Stream::download, *computed);
+      m_device.copy_to_host_async(out.staging->data(), c, Stream::download);
+      out.downloaded = m_device.record_event(m_index, Stream::download);
       out.pending_tile = static_cast<std::int64_t>(t);
       m_counters.bytes_device_to_host += tile.rows * tile.cols * static_cast<std::int64_t>(itemsize());
     }
@@ -122,7 +119,7 @@ class Pipeline {
   }
 
   // Every stream idle: buffers may be released.
-  void drain() { m_backend.synchronize(m_index); }
+  void drain() { m_device.synchronize(m_index); }
 
  private:
   std::size_t itemsize() const { return dtype_size(m_dtype); }
@@ -137,7 +134,7 @@ class Pipeline {
   PanelSlot make_panel(std::int64_t elements) {
     PanelSlot slot;
     slot.buffer = allocate(elements);
-    if (!m_on_cpu) slot.staging = m_backend.allocate_host(m_index, static_cast<std::size_t>(elements) * itemsize());
+    if (!m_on_cpu) slot.staging = m_device.allocate_host(m_index, static_cast<std::size_t>(elements) * itemsize());
     return slot;
   }
 
@@ -156,13 +153,13 @@ class Pipeline {
     PanelSlot& slot = *victim;
     const Tensor view = block(source, key.row0, key.rows, key.col0, key.cols);
     if (m_on_cpu) {
-      m_host.copy(view, matrix_view(slot.buffer, key.rows, key.cols));
+      copy_into(view, matrix_view(slot.buffer, key.rows, key.cols));
     } else {
       if (slot.uploaded) slot.uploaded->synchronize();  // the staging buffer is free again
-      m_host.copy(view, staging_view(*slot.staging, key.rows, key.cols, m_dtype));
-      if (slot.last_read) m_backend.stream_wait(m_index, Stream::upload, *slot.last_read);
-      m_backend.copy_from_host_async(matrix_view(slot.buffer, key.rows, key.cols), slot.staging->data(), Stream::upload);
-      slot.uploaded = m_backend.record_event(m_index, Stream::upload);
+      copy_into(view, staging_view(*slot.staging, key.rows, key.cols, m_dtype));
+      if (slot.last_read) m_device.stream_wait(m_index, Stream::upload, *slot.last_read);
+      m_device.copy_from_host_async(matrix_view(slot.buffer, key.rows, key.cols), slot.staging->data(), Stream::upload);
+      slot.uploaded = m_device.record_event(m_index, Stream::upload);
       m_counters.bytes_host_to_device += key.rows * key.cols * static_cast<std::int64_t>(itemsize());
     }
     slot.key = key;
@@ -175,8 +172,8 @@ class Pipeline {
     const OutputTile& tile = m_plan.tiles[static_cast<std::size_t>(t)];
     out.downloaded->synchronize();
     out.pending_tile = -1;
-    m_host.copy(staging_view(*out.staging, tile.rows, tile.cols, m_dtype),
-                block(m_job.c, tile.row0, tile.rows, tile.col0, tile.cols));
+    copy_into(staging_view(*out.staging, tile.rows, tile.cols, m_dtype),
+              block(m_job.c, tile.row0, tile.rows, tile.col0, tile.cols));
     mark_done(t, done, on_tile_done);
   }
 
@@ -188,8 +185,7 @@ class Pipeline {
   const Plan& m_plan;
   const StreamJob& m_job;
   StreamCounters& m_counters;
-  Backend& m_backend;
-  Backend& m_host;
+  DeviceInterface& m_device;
   int m_index;
   bool m_on_cpu;
   DType m_dtype;

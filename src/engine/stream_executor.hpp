@@ -16,7 +16,7 @@
 #include <functional>
 #include <vector>
 
-#include "accelera/backend.hpp"
+#include "accelera/core/device_interface.hpp"
 #include "engine/tile_planner.hpp"
 
 namespace accelera::engine {

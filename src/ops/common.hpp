@@ -1,11 +1,11 @@
 #pragma once
 // Validation helpers shared by the ops.
-#include <string>
 #include <string_view>
-#include <vector>
 
-#include "accelera/backend.hpp"
 #include "accelera/core/error.hpp"
+#include "accelera/core/tensor.hpp"
+#include "core/kernel_table.hpp"
+#include "ops/fill.hpp"
 
 namespace accelera::ops_detail {
 
@@ -19,25 +19,9 @@ inline void check_same_device(const Tensor& a, const Tensor& b, std::string_view
             b.device().str());
 }
 
-// The dtypes `device`'s kernels compute, by name: "float32, float64, int32 and int64".
-inline std::string computed_dtype_names(const Backend& backend, bool floating_only = false) {
-  std::vector<std::string_view> names;
-  for (DType d : all_dtypes) {
-    if (backend.computes(d) && (!floating_only || is_floating(d))) names.push_back(dtype_name(d));
-  }
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    out += (i == 0 ? "" : (i + 1 == names.size() ? " and " : ", "));
-    out += names[i];
-  }
-  return out;
-}
-
-inline void check_computed(DType dtype, std::string_view op, const Device& device) {
-  const Backend& backend = backend_for(device);
-  ACC_CHECK(backend.computes(dtype), DTypeError,
-            "{} does not compute {} on {}: supported dtypes there are {} (convert with astype)", op, dtype_name(dtype),
-            device.str(), computed_dtype_names(backend));
+// Every element of t = value (degenerate cases of ops whose kernels need at least one element).
+inline void fill_tensor(const Tensor& t, double value) {
+  if (t.numel() > 0) kernel_for(op::fill, t.device(), t.dtype())(t, value);
 }
 
 inline Tensor cast_to(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.astype(dtype); }

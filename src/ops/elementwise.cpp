@@ -1,4 +1,7 @@
-// Element-wise binary and unary ops with NumPy broadcasting and promotion.
+// The element-wise functions of Note [Element-wise functions]: NumPy broadcasting and promotion, then one
+// kernel from the table.
+#include "ops/elementwise.hpp"
+
 #include "accelera/ops.hpp"
 #include "ops/common.hpp"
 
@@ -8,51 +11,43 @@ using namespace ops_detail;
 
 namespace {
 
-Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  const auto name = binary_op_name(op);
-  check_defined(a, name, "the first operand");
-  check_defined(b, name, "the second operand");
-  check_same_device(a, b, name);
-  DType dtype = promote_types(a.dtype(), b.dtype());
-  // True division: integers (and bools) divide as float64, as in NumPy.
-  if (op == BinaryOp::divide && !is_floating(dtype)) dtype = DType::f64;
-  check_computed(dtype, name, a.device());
-  const Shape shape = broadcast_shapes(a.shape(), b.shape());
-  Tensor out = Tensor::empty(shape, dtype, a.device());
-  if (shape.numel() == 0) return out;
-  const Tensor av = cast_to(a, dtype).broadcast_to(shape);
-  const Tensor bv = cast_to(b, dtype).broadcast_to(shape);
-  backend_for(a.device()).binary(op, av, bv, out);
+// The dtype a function of `kind` computes for operands of (promoted) dtype `in`. Floating functions of
+// integers compute in float64, as NumPy's do; so does true division of bools.
+DType compute_dtype(ElementwiseKind kind, DType in, std::string_view name, bool unary) {
+  ACC_CHECK(in != DType::boolean || (!unary && kind == ElementwiseKind::floating), DTypeError,
+            "{} is not defined for bool tensors (convert with astype)", name);
+  if (kind == ElementwiseKind::floating && !is_floating(in)) return DType::f64;
+  return in;
+}
+
+Tensor unary(const OpSchema<UnaryKernel>& op, ElementwiseKind kind, const Tensor& x) {
+  check_defined(x, op.name, "the operand");
+  const DType dtype = compute_dtype(kind, x.dtype(), op.name, true);
+  const auto kernel = kernel_for(op, x.device(), dtype);
+  Tensor out = Tensor::empty(x.shape(), dtype, x.device());
+  if (x.numel() > 0) kernel(cast_to(x, dtype), out);
   return out;
 }
 
-Tensor unary(UnaryOp op, const Tensor& x) {
-  const auto name = unary_op_name(op);
-  check_defined(x, name, "the operand");
-  DType dtype = x.dtype();
-  const bool transcendental = op != UnaryOp::neg && op != UnaryOp::relu;
-  // NumPy computes transcendental functions of integers in float64.
-  if (transcendental && is_integral(dtype)) dtype = DType::f64;
-  ACC_CHECK(dtype != DType::boolean, DTypeError, "{} is not defined for bool tensors", name);
-  check_computed(dtype, name, x.device());
-  Tensor out = Tensor::empty(x.shape(), dtype, x.device());
-  if (x.numel() == 0) return out;
-  backend_for(x.device()).unary(op, cast_to(x, dtype), out);
+Tensor binary(const OpSchema<BinaryKernel>& op, ElementwiseKind kind, const Tensor& a, const Tensor& b) {
+  check_defined(a, op.name, "the first operand");
+  check_defined(b, op.name, "the second operand");
+  check_same_device(a, b, op.name);
+  const DType dtype = compute_dtype(kind, promote_types(a.dtype(), b.dtype()), op.name, false);
+  const Shape shape = broadcast_shapes(a.shape(), b.shape());
+  const auto kernel = kernel_for(op, a.device(), dtype);
+  Tensor out = Tensor::empty(shape, dtype, a.device());
+  if (shape.numel() > 0) kernel(cast_to(a, dtype).broadcast_to(shape), cast_to(b, dtype).broadcast_to(shape), out);
   return out;
 }
 
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::add, a, b); }
-Tensor subtract(const Tensor& a, const Tensor& b) { return binary(BinaryOp::subtract, a, b); }
-Tensor multiply(const Tensor& a, const Tensor& b) { return binary(BinaryOp::multiply, a, b); }
-Tensor divide(const Tensor& a, const Tensor& b) { return binary(BinaryOp::divide, a, b); }
-
-Tensor neg(const Tensor& x) { return unary(UnaryOp::neg, x); }
-Tensor exp(const Tensor& x) { return unary(UnaryOp::exp, x); }
-Tensor log(const Tensor& x) { return unary(UnaryOp::log, x); }
-Tensor tanh(const Tensor& x) { return unary(UnaryOp::tanh, x); }
-Tensor relu(const Tensor& x) { return unary(UnaryOp::relu, x); }
-Tensor sigmoid(const Tensor& x) { return unary(UnaryOp::sigmoid, x); }
+#define ACC_DEFINE_UNARY(name, kind, expression) \
+  Tensor name(const Tensor& x) { return unary(op::name, ElementwiseKind::kind, x); }
+#define ACC_DEFINE_BINARY(name, kind, expression) \
+  Tensor name(const Tensor& a, const Tensor& b) { return binary(op::name, ElementwiseKind::kind, a, b); }
+ACC_UNARY_FUNCTIONS(ACC_DEFINE_UNARY)
+ACC_BINARY_FUNCTIONS(ACC_DEFINE_BINARY)
 
 }  // namespace accelera

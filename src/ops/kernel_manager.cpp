@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "accelera/backend.hpp"
+#include "accelera/core/registry.hpp"
 #include "accelera/core/error.hpp"
 #include "accelera/kernel.hpp"
 
@@ -23,8 +23,9 @@ std::shared_ptr<CompiledKernel> KernelManager::compile_kernel(const std::string&
   ACC_CHECK(!name.empty(), ValueError, "compile_kernel: the kernel name is empty");
   const DeviceKind kind = kind_of_backend(backend);
   const Device device = (m_device && m_device->kind == kind) ? *m_device : Device{kind, 0};
-  // backend_for says "built without X support" or "no X device found".
-  std::shared_ptr<CompiledKernel> kernel = backend_for(device).compile_kernel(device.index, name, source, options);
+  // device_interface says "built without X support" or "no X device found".
+  std::shared_ptr<CompiledKernel> kernel =
+      device_interface(device).compile_kernel(device.index, name, source, options);
   std::lock_guard lock(m_mutex);
   m_kernels[name] = kernel;
   return kernel;

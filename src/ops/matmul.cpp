@@ -1,4 +1,6 @@
-// NumPy matmul semantics on top of the backends' batched (..., M, K) x (..., K, N) kernel.
+// matmul and matmul_into: NumPy matmul semantics on top of the batched (..., M, K) x (..., K, N) kernel.
+#include "ops/matmul.hpp"
+
 #include <vector>
 
 #include "accelera/ops.hpp"
@@ -8,45 +10,104 @@ namespace accelera {
 
 using namespace ops_detail;
 
+namespace {
+
+struct MatmulShapes {
+  std::int64_t m = 0, k = 0, n = 0;
+  Shape batch;
+  Shape a, b, out;  // the operands broadcast over the batch, and the result
+};
+
+// a and b have at least two axes here.
+MatmulShapes matmul_shapes(const Tensor& a, const Tensor& b, const Shape& a_shape, const Shape& b_shape,
+                           std::string_view op) {
+  MatmulShapes s;
+  s.m = a.dim(-2);
+  s.k = a.dim(-1);
+  s.n = b.dim(-1);
+  ACC_CHECK(s.k == b.dim(-2), ShapeError,
+            "{}: shapes {} and {} do not align: {} (last axis of a) != {} ({} axis of b)", op, a_shape.str(),
+            b_shape.str(), s.k, b.dim(-2), b_shape.ndim() == 1 ? "only" : "second-to-last");
+  const auto& ad = a.shape().dims();
+  const auto& bd = b.shape().dims();
+  s.batch = broadcast_shapes(Shape(std::vector<std::int64_t>(ad.begin(), ad.end() - 2)),
+                             Shape(std::vector<std::int64_t>(bd.begin(), bd.end() - 2)));
+  auto with = [&](std::int64_t rows, std::int64_t cols) {
+    std::vector<std::int64_t> dims = s.batch.dims();
+    dims.insert(dims.end(), {rows, cols});
+    return Shape(dims);
+  };
+  s.a = with(s.m, s.k);
+  s.b = with(s.k, s.n);
+  s.out = with(s.m, s.n);
+  return s;
+}
+
+DType matmul_dtype(const Tensor& a, const Tensor& b, std::string_view op) {
+  const DType dtype = promote_types(a.dtype(), b.dtype());
+  ACC_CHECK(is_floating(dtype), DTypeError, "{} computes floating dtypes, not {} (operands {} and {}; convert with astype)",
+            op, dtype_name(dtype), dtype_name(a.dtype()), dtype_name(b.dtype()));
+  return dtype;
+}
+
+void check_operands(const Tensor& a, const Tensor& b, std::string_view op) {
+  check_defined(a, op, "the first operand");
+  check_defined(b, op, "the second operand");
+  check_same_device(a, b, op);
+}
+
+}  // namespace
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  check_defined(a, "matmul", "the first operand");
-  check_defined(b, "matmul", "the second operand");
-  check_same_device(a, b, "matmul");
+  check_operands(a, b, "matmul");
   ACC_CHECK(a.ndim() >= 1 && b.ndim() >= 1, ShapeError,
             "matmul: operands must have at least one dimension, got shapes {} and {}", a.shape().str(),
             b.shape().str());
-  const DType dtype = promote_types(a.dtype(), b.dtype());
-  const Backend& backend = backend_for(a.device());
-  ACC_CHECK(is_floating(dtype) && backend.computes(dtype), DTypeError,
-            "matmul on {} computes {}, not {} (operands {} and {}; convert with astype)", a.device().str(),
-            computed_dtype_names(backend, true), dtype_name(dtype), dtype_name(a.dtype()), dtype_name(b.dtype()));
+  const DType dtype = matmul_dtype(a, b, "matmul");
   // 1-D operands: a (K,) is a row (1, K), b (K,) a column (K, 1); the added axis is dropped at the end.
   const Tensor a2 = a.ndim() == 1 ? a.unsqueeze(0) : a;
   const Tensor b2 = b.ndim() == 1 ? b.unsqueeze(1) : b;
-  const std::int64_t m = a2.dim(-2), k = a2.dim(-1), kb = b2.dim(-2), n = b2.dim(-1);
-  ACC_CHECK(k == kb, ShapeError, "matmul: shapes {} and {} do not align: {} (last axis of a) != {} ({} axis of b)",
-            a.shape().str(), b.shape().str(), k, kb, b.ndim() == 1 ? "only" : "second-to-last");
-  const auto& ad = a2.shape().dims();
-  const auto& bd = b2.shape().dims();
-  const Shape batch = broadcast_shapes(Shape(std::vector<std::int64_t>(ad.begin(), ad.end() - 2)),
-                                       Shape(std::vector<std::int64_t>(bd.begin(), bd.end() - 2)));
-  std::vector<std::int64_t> a_dims = batch.dims(), b_dims = batch.dims(), out_dims = batch.dims();
-  a_dims.insert(a_dims.end(), {m, k});
-  b_dims.insert(b_dims.end(), {k, n});
-  out_dims.insert(out_dims.end(), {m, n});
-  Tensor out = Tensor::empty(Shape(out_dims), dtype, a.device());
-  if (out.numel() > 0) {
-    const Tensor av = cast_to(a2, dtype).broadcast_to(Shape(a_dims));
-    const Tensor bv = cast_to(b2, dtype).broadcast_to(Shape(b_dims));
-    backend_for(a.device()).matmul(av, bv, out);
-  }
+  const MatmulShapes s = matmul_shapes(a2, b2, a.shape(), b.shape(), "matmul");
+  const auto kernel = kernel_for(op::matmul, a.device(), dtype);
+  Tensor out = Tensor::empty(s.out, dtype, a.device());
+  if (out.numel() > 0) kernel(cast_to(a2, dtype).broadcast_to(s.a), cast_to(b2, dtype).broadcast_to(s.b), out, false);
   if (a.ndim() == 1 || b.ndim() == 1) {
-    std::vector<std::int64_t> dims = batch.dims();
-    if (a.ndim() != 1) dims.push_back(m);
-    if (b.ndim() != 1) dims.push_back(n);
+    std::vector<std::int64_t> dims = s.batch.dims();
+    if (a.ndim() != 1) dims.push_back(s.m);
+    if (b.ndim() != 1) dims.push_back(s.n);
     return out.reshape(dims);
   }
   return out;
+}
+
+void matmul_into(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
+  constexpr std::string_view name = "matmul_into";
+  check_operands(a, b, name);
+  check_defined(out, name, "out");
+  ACC_CHECK(out.device() == a.device(), DeviceError, "{}: out is on {} but the operands are on {}", name,
+            out.device().str(), a.device().str());
+  ACC_CHECK(a.ndim() >= 2 && b.ndim() >= 2, ShapeError, "{}: operands need at least two axes, got shapes {} and {}",
+            name, a.shape().str(), b.shape().str());
+  const DType dtype = matmul_dtype(a, b, name);
+  const MatmulShapes s = matmul_shapes(a, b, a.shape(), b.shape(), name);
+  ACC_CHECK(out.shape() == s.out, ShapeError, "{}: out has shape {}, the product of {} and {} is {}", name,
+            out.shape().str(), a.shape().str(), b.shape().str(), s.out.str());
+  ACC_CHECK(out.dtype() == dtype, DTypeError, "{}: out is {}, the product is {}", name, dtype_name(out.dtype()),
+            dtype_name(dtype));
+  ACC_CHECK(!out.storage()->is_read_only(), ValueError, "{}: out is read-only", name);
+  ACC_CHECK(!out.shares_storage_with(a) && !out.shares_storage_with(b), ValueError,
+            "{}: out shares memory with an operand; the product would overwrite values it still reads", name);
+  const auto kernel = kernel_for(op::matmul, a.device(), dtype);
+  if (out.numel() == 0) return;
+  const Tensor av = cast_to(a, dtype).broadcast_to(s.a), bv = cast_to(b, dtype).broadcast_to(s.b);
+  if (out.is_contiguous()) {
+    kernel(av, bv, out, accumulate);
+    return;
+  }
+  // Kernels write C-contiguous results: compute into a contiguous copy and copy that back.
+  const Tensor staged = accumulate ? out.clone() : Tensor::empty(out.shape(), dtype, out.device());
+  kernel(av, bv, staged, accumulate);
+  copy_into(staged, out);
 }
 
 }  // namespace accelera

@@ -1,6 +1,8 @@
 // sum, mean and max over axes, with NumPy's result dtypes and keepdims.
 #include <algorithm>
 
+#include "ops/reduce.hpp"
+
 #include "accelera/ops.hpp"
 #include "ops/common.hpp"
 
@@ -23,24 +25,20 @@ std::vector<std::int64_t> normalize_axes(const Axes& axes, std::int64_t ndim, st
   return out;
 }
 
-DType result_dtype(ReduceOp op, DType in) {
-  switch (op) {
-    case ReduceOp::sum:  // NumPy sums bool and int32 as int64
-      return (in == DType::boolean || in == DType::i32) ? DType::i64 : in;
-    case ReduceOp::mean:
-      return (in == DType::boolean || is_integral(in)) ? DType::f64 : in;
-    case ReduceOp::max:
-      return in;
-  }
+DType result_dtype(const OpSchema<ReduceKernel>& op, DType in) {
+  if (&op == &op::sum) return (in == DType::boolean || in == DType::i32) ? DType::i64 : in;  // as NumPy
+  if (&op == &op::mean) return (in == DType::boolean || is_integral(in)) ? DType::f64 : in;
   return in;
 }
 
-Tensor reduce(ReduceOp op, const Tensor& x, const Axes& axes, bool keepdims) {
-  const auto name = reduce_op_name(op);
+Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axes, bool keepdims) {
+  const auto name = op.name;
   check_defined(x, name, "the operand");
   const auto axis_list = normalize_axes(axes, x.ndim(), name);
+  ACC_CHECK(&op != &op::max || x.dtype() != DType::boolean, DTypeError,
+            "max is not defined for bool tensors (convert with astype)");
   const DType dtype = result_dtype(op, x.dtype());
-  check_computed(dtype, name, x.device());
+  const auto kernel = kernel_for(op, x.device(), dtype);
   std::vector<std::int64_t> kept_dims = x.shape().dims();
   std::int64_t count = 1;
   for (auto a : axis_list) {
@@ -48,10 +46,10 @@ Tensor reduce(ReduceOp op, const Tensor& x, const Axes& axes, bool keepdims) {
     kept_dims[static_cast<std::size_t>(a)] = 1;
   }
   const Shape kept_shape(kept_dims);
-  ACC_CHECK(op != ReduceOp::max || count > 0 || kept_shape.numel() == 0, ValueError,
+  ACC_CHECK(&op != &op::max || count > 0 || kept_shape.numel() == 0, ValueError,
             "max of an empty selection has no identity (reduced axes of {} have no elements)", x.shape().str());
   Tensor out = Tensor::empty(kept_shape, dtype, x.device());
-  if (kept_shape.numel() > 0) backend_for(x.device()).reduce(op, cast_to(x, dtype), axis_list, out);
+  if (kept_shape.numel() > 0) kernel(cast_to(x, dtype), axis_list, out);
   if (keepdims) return out;
   std::vector<std::int64_t> dims;
   for (std::int64_t i = 0; i < x.ndim(); ++i) {
@@ -62,8 +60,8 @@ Tensor reduce(ReduceOp op, const Tensor& x, const Axes& axes, bool keepdims) {
 
 }  // namespace
 
-Tensor sum(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::sum, x, axes, keepdims); }
-Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::mean, x, axes, keepdims); }
-Tensor max(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(ReduceOp::max, x, axes, keepdims); }
+Tensor sum(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::sum, x, axes, keepdims); }
+Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::mean, x, axes, keepdims); }
+Tensor max(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::max, x, axes, keepdims); }
 
 }  // namespace accelera

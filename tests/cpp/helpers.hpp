@@ -438,7 +438,7 @@ inline std::vector<Device> with_cuda_placeholder(std::vector<Device> present) {
 // Why `device` cannot run tests here (the registry's DeviceError message), or empty when it can.
 inline std::string device_absence(const Device& device) {
   try {
-    accelera::backend_for(device);
+    accelera::device_interface(device);
     return {};
   } catch (const accelera::DeviceError& e) {
     return e.what();

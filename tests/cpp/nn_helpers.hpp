@@ -10,7 +10,7 @@
 
 namespace acc_test::nn {
 
-inline void backend_for_sync(const Device& device) { accelera::backend_for(device).synchronize(device.index); }
+inline void backend_for_sync(const Device& device) { accelera::device_interface(device).synchronize(device.index); }
 
 // Leaves freed blocks full of nan in `device`'s cache for every size an op is about to allocate, so that
 // an output element the kernel forgets to write shows up as nan.

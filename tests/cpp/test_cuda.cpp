@@ -37,7 +37,7 @@ using CudaMatmul = CudaTest;
 using CudaHalfOps = CudaTest;
 
 TEST_F(CudaMemory, DeviceInfoIsReal) {
-  const auto info = accelera::backend_for(kCuda).device_info(0);
+  const auto info = accelera::device_interface(kCuda).device_info(0);
   EXPECT_EQ(info.vendor, "NVIDIA");
   EXPECT_NE(info.name.find("compute capability"), std::string::npos) << info.name;
   EXPECT_GT(info.total_memory, 0);
@@ -80,7 +80,7 @@ TEST_F(CudaMemory, BlocksArePlainDeviceMemoryReusedByTheCache) {
 // Note [CUDA memory and streams]: a tensor freed while an asynchronous copy may still read it stays
 // allocated until a later call sees that copy finished.
 TEST_F(CudaMemory, AsyncCopyKeepsItsTensorUntilTheStreamIsDone) {
-  auto& backend = accelera::backend_for(kCuda);
+  auto& backend = accelera::device_interface(kCuda);
   auto& alloc = accelera::allocator_for(kCuda);
   const std::int64_t n = 1 << 22;
   auto staging = backend.allocate_host(0, n * sizeof(float));
@@ -97,7 +97,7 @@ TEST_F(CudaMemory, AsyncCopyKeepsItsTensorUntilTheStreamIsDone) {
 }
 
 TEST_F(CudaMemory, PeerOrStagedCopiesBetweenDevices) {
-  const int count = accelera::backend_for(kCuda).device_count();
+  const int count = accelera::device_interface(kCuda).device_count();
   if (count < 2) GTEST_SKIP() << "one CUDA device: no device-to-device copy to test";
   const Device cuda1{accelera::DeviceKind::cuda, 1};
   const Tensor host = random_tensor(Shape{257, 33}, DType::f64, rng);
@@ -121,11 +121,11 @@ TEST_F(CudaKernels, CompileLaunchAndCache) {
   const auto dir = std::filesystem::temp_directory_path() / ("accelera-cuda-cache-" + std::to_string(::getpid()));
   ::setenv("ACCELERA_KERNEL_CACHE", dir.c_str(), 1);
   accelera::reload_config();
-  const auto stats0 = accelera::detail::kernel_cache_stats();
+  const auto stats0 = accelera::kernel_cache_stats();
   accelera::KernelManager manager(kCuda);
   auto kernel = manager.compile_kernel("scale", kScaleSource, "cuda");
   EXPECT_EQ(kernel->device(), kCuda);
-  EXPECT_EQ(accelera::detail::kernel_cache_stats().stores, stats0.stores + 1);
+  EXPECT_EQ(accelera::kernel_cache_stats().stores, stats0.stores + 1);
   const std::int64_t n = 1000;
   const Tensor x = random_tensor(Shape{n}, DType::f32, rng).to(kCuda);
   const Tensor out = accelera::zeros(Shape{n}, DType::f32, kCuda);
@@ -137,7 +137,7 @@ TEST_F(CudaKernels, CompileLaunchAndCache) {
   // A second manager finds the binary on disk; a C++ template instance is found by its name too.
   accelera::KernelManager other(kCuda);
   other.compile_kernel("scale", kScaleSource, "cuda");
-  EXPECT_EQ(accelera::detail::kernel_cache_stats().hits, stats0.hits + 1);
+  EXPECT_EQ(accelera::kernel_cache_stats().hits, stats0.hits + 1);
   auto twice = other.compile_kernel("twice<float>", kScaleSource, "cuda");
   const KernelArg twice_args[] = {out, std::int32_t{10}};
   twice->launch(twice_args, LaunchSize{10}, LaunchSize{32});
@@ -193,7 +193,7 @@ TEST_F(CudaMatmul, Tf32IsOffByDefaultAndSwitchable) {
   const double tf32 = matmul_error(a, b, DType::f32);
   accelera::set_allow_tf32(false);
   EXPECT_LT(tf32, 2e-3);  // inputs rounded to 10-bit mantissas
-  const auto info = accelera::backend_for(kCuda).device_info(0);
+  const auto info = accelera::device_interface(kCuda).device_info(0);
   if (info.name.find("compute capability 7.") == std::string::npos) {
     EXPECT_GT(tf32, 1e-5) << "TF32 allowed but float32 accuracy kept: the switch had no effect";
   }

@@ -18,7 +18,7 @@ using accelera::KernelManager;
 using accelera::LaunchSize;
 using accelera::detail::kernel_cache_load;
 using accelera::detail::kernel_cache_path;
-using accelera::detail::kernel_cache_stats;
+using accelera::kernel_cache_stats;
 using accelera::detail::kernel_cache_store;
 
 // Points ACCELERA_KERNEL_CACHE at a fresh folder for one test and restores the environment after.
@@ -121,7 +121,7 @@ TEST(KernelCache, OffDisablesIt) {
 }
 
 TEST(KernelManagerTest, CpuHasNoRuntimeCompiler) {
-  EXPECT_THROW(accelera::backend_for(Device::cpu()).compile_kernel(0, "k", "", ""), accelera::NotSupportedError);
+  EXPECT_THROW(accelera::device_interface(Device::cpu()).compile_kernel(0, "k", "", ""), accelera::NotSupportedError);
   KernelManager manager;
   EXPECT_THROW(manager.compile_kernel("k", "", "metal"), accelera::ValueError);
   EXPECT_THROW(manager.compile_kernel("", "", "opencl"), accelera::ValueError);

@@ -3,12 +3,13 @@
 #include <cstring>
 
 #include "accelera/ops.hpp"
+#include "ops/elementwise.hpp"
 #include "helpers.hpp"
 
 namespace acc_test {
 namespace {
 
-using accelera::Backend;
+using accelera::DeviceInterface;
 using accelera::EventPtr;
 using accelera::Stream;
 
@@ -21,7 +22,7 @@ class StreamsTest : public ::testing::TestWithParam<Device> {
 
 TEST_P(StreamsTest, StagingBufferIsUsableHostMemory) {
   const Device device = GetParam();
-  Backend& backend = accelera::backend_for(device);
+  DeviceInterface& backend = accelera::device_interface(device);
   auto buffer = backend.allocate_host(device.index, 1000);
   ASSERT_NE(buffer->data(), nullptr);
   EXPECT_EQ(buffer->size(), 1000u);
@@ -35,7 +36,7 @@ TEST_P(StreamsTest, StagingBufferIsUsableHostMemory) {
 // the download that last used it. Any missing wait shows up as a wrong chunk.
 TEST_P(StreamsTest, PipelineOrderedByEventsOnly) {
   const Device device = GetParam();
-  Backend& backend = accelera::backend_for(device);
+  DeviceInterface& backend = accelera::device_interface(device);
   const int index = device.index;
   constexpr std::int64_t chunk = 65537;  // prime: no chunk lines up with anything
   constexpr int chunks = 9;
@@ -60,7 +61,7 @@ TEST_P(StreamsTest, PipelineOrderedByEventsOnly) {
     EventPtr uploaded = backend.record_event(index, Stream::upload);
     backend.stream_wait(index, Stream::compute, *uploaded);
     if (download_done[s]) backend.stream_wait(index, Stream::compute, *download_done[s]);
-    backend.unary(accelera::UnaryOp::exp, in_slots[s], out_slots[s]);
+    accelera::kernel_for(accelera::op::exp, device, DType::f32)(in_slots[s], out_slots[s]);  // on compute
     kernel_done[s] = backend.record_event(index, Stream::compute);
     backend.stream_wait(index, Stream::download, *kernel_done[s]);
     backend.copy_to_host_async(dst, out_slots[s], Stream::download);
@@ -81,7 +82,7 @@ TEST_P(StreamsTest, PipelineOrderedByEventsOnly) {
 
 TEST_P(StreamsTest, SynchronizeStreamWaitsForItsCopies) {
   const Device device = GetParam();
-  Backend& backend = accelera::backend_for(device);
+  DeviceInterface& backend = accelera::device_interface(device);
   std::vector<double> src(1001), dst(1001, -1.0);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<double>(i) * 0.5;
   Tensor t = Tensor::empty(Shape({1001}), DType::f64, device);

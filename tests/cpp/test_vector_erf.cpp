@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "backends/cpu/kernels/vector_math.hpp"
+#include "backends/cpu/vector_math.hpp"
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "accelera/core/device.hpp"
+#include "accelera/core/export.hpp"
 
 namespace accelera {
 
@@ -25,7 +26,7 @@ struct MemoryStats {
 };
 
 // The raw memory of one device, as a backend provides it.
-class RawAllocator {
+class ACC_API RawAllocator {
  public:
   virtual ~RawAllocator() = default;
   // Returns nullptr when the device has no memory left; throws DeviceError on other failures.
@@ -37,7 +38,7 @@ class RawAllocator {
 // total reservation stays within a budget. On exhaustion it flushes the cache and retries once, then
 // throws OutOfMemoryError naming the device, the request and what is in use and free.
 // Thread-safe.
-class CachingAllocator {
+class ACC_API CachingAllocator {
  public:
   CachingAllocator(Device device, RawAllocator& raw, std::int64_t budget_bytes);
   ~CachingAllocator();
@@ -77,6 +78,6 @@ class CachingAllocator {
 };
 
 // The allocator of a device; throws DeviceError if the device does not exist.
-CachingAllocator& allocator_for(const Device& device);
+ACC_API CachingAllocator& allocator_for(const Device& device);
 
 }  // namespace accelera

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include "accelera/core/export.hpp"
 
 namespace accelera {
 
@@ -18,19 +19,19 @@ struct Config {
 };
 
 // Throws ValueError naming the variable when one holds a malformed value.
-const Config& config();
+ACC_API const Config& config();
 // Re-reads the environment (tests and long-lived processes that change it).
-void reload_config();
+ACC_API void reload_config();
 
 // Note [TF32]: on NVIDIA GPUs from Ampere on, float32 matmul may use TF32 tensor cores: inputs rounded to a
 // 10-bit mantissa (about 1e-3 relative error per product), accumulation in float32, several times faster.
 // Off by default, so float32 matmul gives float32 accuracy everywhere; turn it on with
 // set_allow_tf32(true) or ACCELERA_ALLOW_TF32=1. The setter wins over the environment. Other dtypes and
 // backends are unaffected.
-bool allow_tf32();
-void set_allow_tf32(bool allow);
+ACC_API bool allow_tf32();
+ACC_API void set_allow_tf32(bool allow);
 
 // Changes the library's log level at run time; throws ValueError for an unknown level name.
-void set_log_level(const std::string& level);
+ACC_API void set_log_level(const std::string& level);
 
 }  // namespace accelera

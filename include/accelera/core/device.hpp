@@ -1,15 +1,16 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include "accelera/core/export.hpp"
 
 namespace accelera {
 
 enum class DeviceKind { cpu, cuda, opencl };
 
-std::string_view device_kind_name(DeviceKind kind) noexcept;
+ACC_API std::string_view device_kind_name(DeviceKind kind) noexcept;
 
 // A device named by kind and index: "cpu", "cuda", "cuda:1", "opencl:0".
-struct Device {
+struct ACC_API Device {
   DeviceKind kind = DeviceKind::cpu;
   int index = 0;
 

@@ -6,56 +6,57 @@
 #include <string>
 
 #include <fmt/format.h>
+#include "accelera/core/export.hpp"
 
 namespace accelera {
 
-class Error : public std::runtime_error {
+class ACC_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 // A bad value: a device string, a size, an axis.
-class ValueError : public Error {
+class ACC_API ValueError : public Error {
  public:
   using Error::Error;
 };
 // Shapes that do not fit together.
-class ShapeError : public ValueError {
+class ACC_API ShapeError : public ValueError {
  public:
   using ValueError::ValueError;
 };
 // A dtype that is not stored or not computed for this op.
-class DTypeError : public Error {
+class ACC_API DTypeError : public Error {
  public:
   using Error::Error;
 };
 // A device that is missing, not built in, or failed.
-class DeviceError : public Error {
+class ACC_API DeviceError : public Error {
  public:
   using Error::Error;
 };
 // A device (or the host) cannot satisfy an allocation within its budget.
-class OutOfMemoryError : public Error {
+class ACC_API OutOfMemoryError : public Error {
  public:
   using Error::Error;
 };
 // A valid request that this build or backend does not implement.
-class NotSupportedError : public Error {
+class ACC_API NotSupportedError : public Error {
  public:
   using Error::Error;
 };
 // A long call stopped because its progress callback asked it to; everything it allocated is freed.
-class CancelledError : public Error {
+class ACC_API CancelledError : public Error {
  public:
   using Error::Error;
 };
 // A broken invariant inside the library: always a bug in Accelera, never a user mistake.
-class InternalError : public Error {
+class ACC_API InternalError : public Error {
  public:
   using Error::Error;
 };
 
 namespace detail {
-[[noreturn]] void throw_internal(const char* cond, const char* file, int line, const std::string& msg);
+[[noreturn]] ACC_API void throw_internal(const char* cond, const char* file, int line, const std::string& msg);
 }  // namespace detail
 
 }  // namespace accelera

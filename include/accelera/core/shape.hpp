@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <vector>
+#include "accelera/core/export.hpp"
 
 namespace accelera {
 
@@ -11,7 +12,7 @@ namespace accelera {
 using Strides = std::vector<std::int64_t>;
 
 // Extents of a tensor. 64-bit throughout: matrices past 2^31 elements are the point of this library.
-class Shape {
+class ACC_API Shape {
  public:
   Shape() = default;
   Shape(std::initializer_list<std::int64_t> dims);
@@ -34,10 +35,10 @@ class Shape {
 };
 
 // Normalises a possibly negative axis against ndim; throws ValueError when out of range.
-std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim);
+ACC_API std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim);
 // NumPy broadcasting of two shapes; throws ShapeError naming both.
-Shape broadcast_shapes(const Shape& a, const Shape& b);
+ACC_API Shape broadcast_shapes(const Shape& a, const Shape& b);
 // a * b for sizes, throwing ValueError on int64 overflow.
-std::int64_t checked_mul(std::int64_t a, std::int64_t b);
+ACC_API std::int64_t checked_mul(std::int64_t a, std::int64_t b);
 
 }  // namespace accelera

@@ -10,6 +10,7 @@
 #include "accelera/core/device.hpp"
 #include "accelera/core/dtype.hpp"
 #include "accelera/core/shape.hpp"
+#include "accelera/core/export.hpp"
 
 namespace accelera {
 
@@ -17,7 +18,7 @@ class CachingAllocator;
 
 // A block of memory on one device: either taken from the device's caching allocator or borrowed from
 // someone else (NumPy, a DLPack producer), in which case `release` runs when the last user is gone.
-class Storage {
+class ACC_API Storage {
  public:
   Storage(Device device, std::size_t nbytes, CachingAllocator& allocator);
   Storage(Device device, void* data, std::size_t nbytes, std::function<void()> release, bool read_only = false);
@@ -43,7 +44,7 @@ class Storage {
 
 // A strided view of a Storage. Copies of a Tensor share the storage (reference counted); view methods
 // (slice, transpose, reshape when the strides allow) never copy.
-class Tensor {
+class ACC_API Tensor {
  public:
   Tensor() = default;  // an undefined tensor; defined() is false
 
@@ -104,5 +105,9 @@ class Tensor {
   std::int64_t m_offset = 0;  // in elements
   DType m_dtype = DType::f32;
 };
+
+// dst[...] = src converted to dst's dtype, in place (NumPy's copyto): src broadcasts to dst's shape, both
+// are on one device, dst is any writable view. Views of one storage are handled as if src were read first.
+ACC_API void copy_into(const Tensor& src, const Tensor& dst);
 
 }  // namespace accelera

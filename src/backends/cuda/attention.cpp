@@ -1,5 +1,5 @@
 // Flash attention on CUDA devices: kernel choice and tile sizing on the host (kernels in
-// kernels/attention_simt.cu and kernels/attention_tensor_core.cu).
+// attention_simt.cu and attention_tensor_core.cu).
 // Note [CUDA attention kernels]
 // Forward:
 // - float16 and bfloat16 with head_dim % 16 == 0 and 16 <= head_dim <= 256, on compute capability 8.0 or
@@ -29,8 +29,10 @@
 #include <algorithm>
 #include <string_view>
 
-#include "backends/cuda/cuda_backend.hpp"
-#include "backends/cuda/kernels/attention.hpp"
+#include "backends/cuda/attention_launch.hpp"
+#include "backends/cuda/cuda_interface.hpp"
+#include "backends/cuda/kernel_layout.hpp"
+#include "ops/attention.hpp"
 
 namespace accelera::cuda {
 
@@ -61,16 +63,10 @@ int simt_tile(const CudaDevice& d, DType dtype, int head_dim, bool row_scalars) 
   return tile;
 }
 
-[[noreturn]] void not_computed(std::string_view op, DType dtype) {
-  throw DTypeError(fmt::format("{} does not compute {} on CUDA", op, dtype_name(dtype)));
-}
-
-}  // namespace
-
-void CudaBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
-                            const Tensor& out, const Tensor& lse) {
+void attention_kernel(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
+                      const Tensor& out, const Tensor& lse) {
   constexpr std::string_view op = "attention";
-  CudaDevice& d = ready(out.device().index);
+  CudaDevice& d = cuda_device(out.device());
   const kernels::AttentionDims dims = dims_of(q, k, scale, causal, op);
   const DType dtype = out.dtype();
   DeviceGuard guard(d.index);
@@ -82,17 +78,16 @@ void CudaBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v, d
     }
   }
   const int tile = simt_tile(d, dtype, dims.d, false);
-  if (!kernels::attention_forward_simt(dtype, dims, q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
-                                       lse.data_ptr(), tile, d.compute())) {
-    not_computed(op, dtype);
-  }
+  check_dispatched(kernels::attention_forward_simt(dtype, dims, q.data_ptr(), k.data_ptr(), v.data_ptr(),
+                                                   out.data_ptr(), lse.data_ptr(), tile, d.compute()),
+                   op, dtype);
 }
 
-void CudaBackend::attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
-                                     const Tensor& out, const Tensor& lse, double scale, bool causal,
-                                     const Tensor& dq, const Tensor& dk, const Tensor& dv) {
+void attention_backward_kernel(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
+                               const Tensor& out, const Tensor& lse, double scale, bool causal, const Tensor& dq,
+                               const Tensor& dk, const Tensor& dv) {
   constexpr std::string_view op = "attention_backward";
-  CudaDevice& d = ready(dq.device().index);
+  CudaDevice& d = cuda_device(dq.device());
   const kernels::AttentionDims dims = dims_of(q, k, scale, causal, op);
   const DType dtype = dq.dtype();
   const int kv_tile = simt_tile(d, dtype, dims.d, true);
@@ -102,14 +97,21 @@ void CudaBackend::attention_backward(const Tensor& grad, const Tensor& q, const 
   // memory and streams]).
   const Tensor delta = Tensor::empty(Shape{dims.bh * dims.lq}, lse.dtype(), lse.device());
   DeviceGuard guard(d.index);
-  if (!kernels::attention_delta(dtype, dims, grad.data_ptr(), out.data_ptr(), delta.data_ptr(), d.compute())) {
-    not_computed(op, dtype);
-  }
+  check_dispatched(kernels::attention_delta(dtype, dims, grad.data_ptr(), out.data_ptr(), delta.data_ptr(), d.compute()),
+                   op, dtype);
   kernels::attention_backward_kv_simt(dtype, dims, q.data_ptr(), k.data_ptr(), v.data_ptr(), grad.data_ptr(),
                                       lse.data_ptr(), delta.data_ptr(), dk.data_ptr(), dv.data_ptr(), kv_tile,
                                       d.compute());
   kernels::attention_backward_q_simt(dtype, dims, q.data_ptr(), k.data_ptr(), v.data_ptr(), grad.data_ptr(),
                                      lse.data_ptr(), delta.data_ptr(), dq.data_ptr(), q_tile, d.compute());
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS {
+  register_kernel(op::attention, DeviceKind::cuda, dtypes::floating | dtypes::half, &attention_kernel);
+  register_kernel(op::attention_backward, DeviceKind::cuda, dtypes::floating | dtypes::half,
+                  &attention_backward_kernel);
 }
 
 }  // namespace accelera::cuda

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "backends/cuda/kernels/launch.hpp"
+#include "backends/cuda/launch.hpp"
 
 namespace accelera::cuda {
 

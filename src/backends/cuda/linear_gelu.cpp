@@ -6,7 +6,7 @@
 //   but is not checked against a float32 tolerance.
 // - Otherwise (the exact form, float32, float64), and where cuBLASLt's heuristic query offers no algorithm
 //   for the epilogue: the GEMM (cuBLAS, TF32 as the switch says), then one bias + GELU pass over the
-//   output in place (kernels/gelu.cu). That pass reads and writes the output once more: about 1% of the
+//   output in place (gelu.cu). That pass reads and writes the output once more: about 1% of the
 //   time of a GEMM with in >= 1024, more for thin ones.
 // The cuBLASLt workspace comes from the device's caching allocator, so it counts against the budget.
 #include <cublasLt.h>
@@ -14,8 +14,9 @@
 #include <memory>
 
 #include "accelera/core/config.hpp"
-#include "backends/cuda/cuda_backend.hpp"
-#include "backends/cuda/kernels/nn.hpp"
+#include "backends/cuda/gelu.hpp"
+#include "ops/linear_gelu.hpp"
+#include "ops/matmul.hpp"
 #include "core/log.hpp"
 
 namespace accelera::cuda {
@@ -107,18 +108,22 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
   return true;
 }
 
-}  // namespace
-
-void CudaBackend::linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                              GeluApproximation approximation, const Tensor& out) {
-  CudaDevice& d = ready(out.device().index);
+void linear_gelu_kernel(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApproximation approximation,
+                        const Tensor& out) {
+  CudaDevice& d = cuda_device(out.device());
   const bool half = out.dtype() == DType::f16 || out.dtype() == DType::bf16;
   if (half && approximation == GeluApproximation::tanh) {
     DeviceGuard guard(d.index);
     if (run_fused(d, x, weight, bias, out)) return;
   }
-  matmul(x, weight.T(), out);
-  gelu(out, bias, approximation, out);
+  kernel_for(op::matmul, out.device(), out.dtype())(x, weight.T(), out, false);
+  gelu_kernel(out, bias, approximation, out);
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS {
+  register_kernel(op::linear_gelu, DeviceKind::cuda, dtypes::floating | dtypes::half, &linear_gelu_kernel);
 }
 
 }  // namespace accelera::cuda

@@ -11,7 +11,9 @@
 #include "accelera/core/config.hpp"
 #include "backends/common/blas_layout.hpp"
 #include "backends/common/strided_loop.hpp"
-#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/cuda_interface.hpp"
+#include "ops/fill.hpp"
+#include "ops/matmul.hpp"
 
 namespace accelera::cuda {
 
@@ -50,23 +52,18 @@ Types gemm_types(DType dtype) {
     case DType::bf16: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
     default: break;
   }
-  throw DTypeError(fmt::format("matmul does not compute {} on CUDA", dtype_name(dtype)));
+  ACC_ASSERT(false, "the CUDA matmul kernel was called for {}", dtype_name(dtype));
 }
 
 }  // namespace
 
-void CudaBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) { run_gemm(a, b, out, false); }
-void CudaBackend::matmul_accumulate(const Tensor& a, const Tensor& b, const Tensor& out) {
-  run_gemm(a, b, out, true);
-}
-
-void CudaBackend::run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
-  CudaDevice& d = ready(out.device().index);
+void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
+  CudaDevice& d = cuda_device(out.device());
   const std::int64_t nd = out.ndim();
   const std::int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    if (!accumulate) fill(out, 0.0);
+    if (!accumulate) kernel_for(op::fill, out.device(), out.dtype())(out, 0.0);
     return;
   }
   const Types types = gemm_types(out.dtype());
@@ -102,6 +99,10 @@ void CudaBackend::run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, 
                                       types.compute, CUBLAS_GEMM_DEFAULT),
         fmt::format("matmul of {} on {}", out.shape().str(), out.device().str()));
   });
+}
+
+ACC_REGISTER_KERNELS {
+  register_kernel(op::matmul, DeviceKind::cuda, dtypes::floating | dtypes::half, &matmul_kernel);
 }
 
 }  // namespace accelera::cuda

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/cuda_interface.hpp"
 #include "core/kernel_cache.hpp"
 #include "core/log.hpp"
 
@@ -213,8 +213,7 @@ void NvrtcKernel::launch(std::span<const KernelArg> args, LaunchSize global, Lau
             "kernel '{}': a grid of ({}, {}, {}) blocks exceeds CUDA's limits", m_name, grid[0], grid[1], grid[2]);
   const dim3 blocks(static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]));
   const dim3 threads(static_cast<unsigned>(l[0]), static_cast<unsigned>(l[1]), static_cast<unsigned>(l[2]));
-  auto& backend = static_cast<CudaBackend&>(backend_for(dev));
-  const CudaDevice& d = backend.ready(m_index);
+  const CudaDevice& d = cuda_device(dev);
   DeviceGuard guard(m_index);
   ACC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(m_kernel), blocks, threads, pointers.data(), 0,
                                   d.compute()),
@@ -223,7 +222,7 @@ void NvrtcKernel::launch(std::span<const KernelArg> args, LaunchSize global, Lau
 
 }  // namespace
 
-std::shared_ptr<CompiledKernel> CudaBackend::compile_kernel(int index, const std::string& name,
+std::shared_ptr<CompiledKernel> CudaInterface::compile_kernel(int index, const std::string& name,
                                                             const std::string& source, const std::string& options) {
   const CudaDevice& d = ready(index);
   const Target target = target_for(d);

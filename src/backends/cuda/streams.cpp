@@ -1,6 +1,6 @@
 // Asynchronous copies, events between streams and pinned staging memory (Note [Streams and events],
 // Note [CUDA memory and streams]).
-#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/cuda_interface.hpp"
 #include "core/log.hpp"
 
 namespace accelera::cuda {
@@ -62,7 +62,7 @@ cudaEvent_t new_event_after(cudaStream_t stream) {
 
 }  // namespace
 
-void CudaBackend::order_first_use(CudaDevice& d, const Tensor& t, Stream stream) {
+void CudaInterface::order_first_use(CudaDevice& d, const Tensor& t, Stream stream) {
   const Storage* key = t.storage().get();
   {
     std::lock_guard lock(d.pending_mutex);
@@ -76,13 +76,13 @@ void CudaBackend::order_first_use(CudaDevice& d, const Tensor& t, Stream stream)
   stream_wait(d.index, stream, *queued);
 }
 
-void CudaBackend::keep_until_done(CudaDevice& d, const Tensor& t, Stream stream) {
+void CudaInterface::keep_until_done(CudaDevice& d, const Tensor& t, Stream stream) {
   cudaEvent_t event = new_event_after(d.stream(stream));
   std::lock_guard lock(d.pending_mutex);
   d.pending.push_back(PendingUse{t.storage(), event});
 }
 
-void CudaBackend::release_finished(CudaDevice& d, bool all_done) {
+void CudaInterface::release_finished(CudaDevice& d, bool all_done) {
   std::vector<PendingUse> finished;
   {
     std::lock_guard lock(d.pending_mutex);
@@ -104,7 +104,7 @@ void CudaBackend::release_finished(CudaDevice& d, bool all_done) {
   for (auto& use : finished) cudaEventDestroy(use.done);
 }
 
-void CudaBackend::copy_from_host_async(const Tensor& dst, const void* src, Stream stream) {
+void CudaInterface::copy_from_host_async(const Tensor& dst, const void* src, Stream stream) {
   CudaDevice& d = ready(dst.device().index);
   if (dst.nbytes() == 0) return;
   DeviceGuard guard(d.index);
@@ -115,7 +115,7 @@ void CudaBackend::copy_from_host_async(const Tensor& dst, const void* src, Strea
   keep_until_done(d, dst, stream);
 }
 
-void CudaBackend::copy_to_host_async(void* dst, const Tensor& src, Stream stream) {
+void CudaInterface::copy_to_host_async(void* dst, const Tensor& src, Stream stream) {
   CudaDevice& d = ready(src.device().index);
   if (src.nbytes() == 0) return;
   DeviceGuard guard(d.index);
@@ -126,13 +126,13 @@ void CudaBackend::copy_to_host_async(void* dst, const Tensor& src, Stream stream
   keep_until_done(d, src, stream);
 }
 
-EventPtr CudaBackend::record_event(int index, Stream stream) {
+EventPtr CudaInterface::record_event(int index, Stream stream) {
   CudaDevice& d = ready(index);
   DeviceGuard guard(index);
   return std::make_shared<CudaEvent>(new_event_after(d.stream(stream)));
 }
 
-void CudaBackend::stream_wait(int index, Stream stream, const Event& event) {
+void CudaInterface::stream_wait(int index, Stream stream, const Event& event) {
   const auto* cuda_event = dynamic_cast<const CudaEvent*>(&event);
   ACC_CHECK(cuda_event != nullptr, DeviceError, "stream_wait on cuda:{}: the event comes from another backend",
             index);
@@ -142,14 +142,14 @@ void CudaBackend::stream_wait(int index, Stream stream, const Event& event) {
   release_finished(d, false);
 }
 
-void CudaBackend::synchronize_stream(int index, Stream stream) {
+void CudaInterface::synchronize_stream(int index, Stream stream) {
   CudaDevice& d = ready(index);
   DeviceGuard guard(index);
   ACC_CUDA_CHECK(cudaStreamSynchronize(d.stream(stream)), "synchronizing a stream");
   release_finished(d, false);
 }
 
-std::unique_ptr<HostBuffer> CudaBackend::allocate_host(int index, std::size_t nbytes) {
+std::unique_ptr<HostBuffer> CudaInterface::allocate_host(int index, std::size_t nbytes) {
   ready(index);
   void* data = nullptr;
   try {

@@ -1,8 +1,9 @@
-// Flash attention on OpenCL devices: forward (kernels/attention.cl) and the FlashAttention-2 backward
+// Flash attention on OpenCL devices: forward (attention.cl) and the FlashAttention-2 backward
 // (attention_delta.cl, attention_backward_kv.cl, attention_backward_q.cl). Private rows are sized by a
 // head-dim bucket (64, 128 or 256) so that few programs are built; tiles are sized from the device's
 // local memory and work-groups from what the device allows the kernel, both queried.
 #include "backends/opencl/nn_common.hpp"
+#include "ops/attention.hpp"
 
 namespace accelera::opencl {
 
@@ -37,27 +38,16 @@ std::size_t group_size(const ClDevice& dev, const Kernel& kernel) {
   return std::min<std::size_t>(64, reduction_local(dev, kernel.get()));
 }
 
-template <typename F>
-void with_scale(DType dtype, double scale, F&& f) {
-  if (dtype == DType::f32) {
-    f(static_cast<cl_float>(scale));
-  } else {
-    f(static_cast<cl_double>(scale));
-  }
-}
-
-}  // namespace
-
-void OpenClBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
-                              const Tensor& out, const Tensor& lse) {
-  ClDevice& dev = device(out.device().index);
+void attention_kernel(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
+                      const Tensor& out, const Tensor& lse) {
+  ClDevice& dev = cl_device(out.device());
   const cl_long bh = q.dim(0), lq = q.dim(1), lk = k.dim(1);
   const cl_int d = static_cast<cl_int>(q.dim(2));
   const std::size_t tile = tile_rows(dev, d, q.itemsize(), 2, 0);
   const Kernel kernel = make_kernel(dev, "attention", options(dev, q.dtype(), d, tile));
   const std::size_t local = group_size(dev, kernel);
   const cl_long q_blocks = (lq + static_cast<cl_long>(local) - 1) / static_cast<cl_long>(local);
-  with_scale(q.dtype(), scale, [&](auto s) {
+  with_scalar(q.dtype(), scale, [&](auto s) {
     KernelArgs(kernel.get())
         .add(lq)
         .add(lk)
@@ -81,10 +71,10 @@ void OpenClBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v,
   launch(dev, kernel, static_cast<std::size_t>(bh * q_blocks) * local, local, "launching attention");
 }
 
-void OpenClBackend::attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
-                                       const Tensor& out, const Tensor& lse, double scale, bool causal,
-                                       const Tensor& dq, const Tensor& dk, const Tensor& dv) {
-  ClDevice& dev = device(dq.device().index);
+void attention_backward_kernel(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
+                               const Tensor& out, const Tensor& lse, double scale, bool causal, const Tensor& dq,
+                               const Tensor& dk, const Tensor& dv) {
+  ClDevice& dev = cl_device(dq.device());
   const cl_long bh = q.dim(0), lq = q.dim(1), lk = k.dim(1);
   const cl_int d = static_cast<cl_int>(q.dim(2));
   const std::size_t item = q.itemsize();
@@ -98,7 +88,7 @@ void OpenClBackend::attention_backward(const Tensor& grad, const Tensor& q, cons
   const Kernel kv = make_kernel(dev, "attention_backward_kv", options(dev, q.dtype(), d, kv_tile));
   const std::size_t kv_local = group_size(dev, kv);
   const cl_long k_blocks = (lk + static_cast<cl_long>(kv_local) - 1) / static_cast<cl_long>(kv_local);
-  with_scale(q.dtype(), scale, [&](auto s) {
+  with_scalar(q.dtype(), scale, [&](auto s) {
     KernelArgs(kv.get())
         .add(lq).add(lk).add(d).add(k_blocks).add(s).add(static_cast<cl_int>(causal))
         .add(buffer_of(q)).add(off(q)).add(buffer_of(k)).add(off(k)).add(buffer_of(v)).add(off(v))
@@ -112,7 +102,7 @@ void OpenClBackend::attention_backward(const Tensor& grad, const Tensor& q, cons
   const Kernel qk = make_kernel(dev, "attention_backward_q", options(dev, q.dtype(), d, q_tile));
   const std::size_t q_local = group_size(dev, qk);
   const cl_long q_blocks = (lq + static_cast<cl_long>(q_local) - 1) / static_cast<cl_long>(q_local);
-  with_scale(q.dtype(), scale, [&](auto s) {
+  with_scalar(q.dtype(), scale, [&](auto s) {
     KernelArgs(qk.get())
         .add(lq).add(lk).add(d).add(q_blocks).add(s).add(static_cast<cl_int>(causal))
         .add(buffer_of(k)).add(off(k)).add(buffer_of(v)).add(off(v)).add(buffer_of(q)).add(off(q))
@@ -123,6 +113,13 @@ void OpenClBackend::attention_backward(const Tensor& grad, const Tensor& q, cons
   launch(dev, qk, static_cast<std::size_t>(bh * q_blocks) * q_local, q_local, "launching attention_backward_q");
   // `delta` goes back to the allocator when this returns; the queue is in order, so the kernels that read
   // it run before any later user of that memory.
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS {
+  register_kernel(op::attention, DeviceKind::opencl, dtypes::floating, &attention_kernel);
+  register_kernel(op::attention_backward, DeviceKind::opencl, dtypes::floating, &attention_backward_kernel);
 }
 
 }  // namespace accelera::opencl

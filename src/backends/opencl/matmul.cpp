@@ -8,8 +8,10 @@
 
 #include "backends/common/batch_matrix.hpp"
 #include "backends/common/blas_layout.hpp"
-#include "backends/opencl/opencl_backend.hpp"
+#include "backends/opencl/opencl_interface.hpp"
 #include "core/log.hpp"
+#include "ops/fill.hpp"
+#include "ops/matmul.hpp"
 
 namespace accelera::opencl {
 
@@ -73,23 +75,15 @@ void gemm(ClDevice& d, const GemmOperand& a, const GemmOperand& b, const Tensor&
             d.name, static_cast<int>(status), blast_status(status));
 }
 
-}  // namespace
-
-void OpenClBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) { run_gemm(a, b, out, false); }
-void OpenClBackend::matmul_accumulate(const Tensor& a, const Tensor& b, const Tensor& out) {
-  run_gemm(a, b, out, true);
-}
-
-void OpenClBackend::run_gemm(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
-  ClDevice& d = device(out.device().index);
+void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
+  ClDevice& d = cl_device(out.device());
   const std::int64_t nd = out.ndim();
   const std::int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    if (!accumulate) fill(out, 0.0);
+    if (!accumulate) kernel_for(op::fill, out.device(), out.dtype())(out, 0.0);
     return;
   }
-  ACC_CHECK(out.dtype() != DType::f64 || d.fp64, DTypeError, "{} has no float64 support", d.name);
   tune_gemm_once(d);
   const Shape batch_shape(std::span(out.shape().dims()).first(static_cast<std::size_t>(nd - 2)));
   const std::int64_t batches = batch_shape.numel();
@@ -105,5 +99,9 @@ void OpenClBackend::run_gemm(const Tensor& a, const Tensor& b, const Tensor& out
     }
   }
 }
+
+}  // namespace
+
+ACC_REGISTER_KERNELS { register_kernel(op::matmul, DeviceKind::opencl, dtypes::floating, &matmul_kernel); }
 
 }  // namespace accelera::opencl

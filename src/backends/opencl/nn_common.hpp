@@ -1,9 +1,10 @@
 #pragma once
-// Helpers shared by the OpenCL backend's fused neural-network dispatch (nn_kernels.cpp, attention.cpp).
+// Helpers shared by the OpenCL backend's fused neural-network launchers.
 #include <algorithm>
 #include <bit>
 
-#include "backends/opencl/opencl_backend.hpp"
+#include "accelera/core/nn_types.hpp"
+#include "backends/opencl/opencl_interface.hpp"
 #include "backends/opencl/programs.hpp"
 
 namespace accelera::opencl::nn {
@@ -27,6 +28,16 @@ inline std::size_t local_memory_bytes(const ClDevice& d) {
   ACC_CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(bytes), &bytes, nullptr),
                "querying local memory size");
   return static_cast<std::size_t>(bytes);
+}
+
+// Calls f with `value` as a kernel argument of the element type (float or double).
+template <typename F>
+void with_scalar(DType dtype, double value, F&& f) {
+  if (dtype == DType::f32) {
+    f(static_cast<cl_float>(value));
+  } else {
+    f(static_cast<cl_double>(value));
+  }
 }
 
 }  // namespace accelera::opencl::nn

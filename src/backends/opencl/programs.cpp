@@ -83,21 +83,25 @@ cl_program build_program(ClDevice& device, const std::string& source, const std:
 
 namespace {
 
-cl_program build_embedded(ClDevice& device, std::string_view file, const std::string& options) {
-  const std::string source = std::string(embedded_source("common")) + "\n" + std::string(embedded_source(file));
+cl_program build_embedded(ClDevice& device, std::string_view file, const std::string& options,
+                          std::string_view prelude) {
+  const std::string source = std::string(embedded_source("common")) + "\n" + std::string(prelude) + "\n" +
+                             std::string(embedded_source(file));
   const std::string all_options = options + " -cl-std=CL1.2" + (device.fp64 ? " -DACC_FP64" : "");
   return build_program(device, source, all_options, std::string(file) + ".cl", BuildFailure::internal_error);
 }
 
 }  // namespace
 
-Kernel make_kernel(ClDevice& device, std::string_view file, const std::string& options) {
-  const std::string key = std::string(file) + "|" + options;
+Kernel make_kernel(ClDevice& device, std::string_view file, const std::string& options, std::string_view prelude) {
+  // Programs are listed by this key (compiled_kernels): a prelude appears as its hash.
+  const std::string key = std::string(file) + "|" + options +
+                          (prelude.empty() ? "" : fmt::format("|prelude {:016x}", detail::fnv1a64(prelude)));
   cl_program program = nullptr;
   {
     std::lock_guard lock(device.programs_mutex);
     auto it = device.programs.find(key);
-    if (it == device.programs.end()) it = device.programs.emplace(key, build_embedded(device, file, options)).first;
+    if (it == device.programs.end()) it = device.programs.emplace(key, build_embedded(device, file, options, prelude)).first;
     program = it->second;
   }
   cl_int status = CL_SUCCESS;

@@ -1,15 +1,15 @@
 #pragma once
-// Building and launching the backend's own OpenCL programs. Each kernel file (kernels/<name>.cl,
-// embedded at build time after kernels/common.cl) is built once per device and option set.
+// Building and launching the backend's own OpenCL programs. Each kernel file (<name>.cl beside its
+// launcher, embedded at build time) is built after common.cl, once per device, option set and prelude.
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "backends/opencl/opencl_backend.hpp"
+#include "backends/opencl/opencl_interface.hpp"
 
 namespace accelera::opencl {
 
-// The embedded source of kernels/<name>.cl (generated at build time).
+// The embedded source of <name>.cl (generated at build time).
 std::string_view embedded_source(std::string_view name);
 
 enum class BuildFailure { internal_error, user_error };
@@ -36,8 +36,10 @@ class Kernel {
   cl_kernel m_kernel;
 };
 
-// The kernel of program `file` (named like the file) built with `options`.
-Kernel make_kernel(ClDevice& device, std::string_view file, const std::string& options);
+// The kernel of program `file` (named like the file) built with `options`. `prelude` is source placed
+// between common.cl and the file: shared helpers (embedded_source("row_reduce")) or generated definitions.
+Kernel make_kernel(ClDevice& device, std::string_view file, const std::string& options,
+                   std::string_view prelude = {});
 
 // Mirrors the Layout struct of kernels/common.cl.
 struct ClLayout {

@@ -1,5 +1,5 @@
 // Asynchronous copies, events between queues and pinned staging memory (Note [Streams and events]).
-#include "backends/opencl/opencl_backend.hpp"
+#include "backends/opencl/opencl_interface.hpp"
 #include "core/log.hpp"
 
 namespace accelera::opencl {
@@ -50,7 +50,7 @@ class ClHostBuffer final : public HostBuffer {
 
 }  // namespace
 
-void OpenClBackend::copy_from_host_async(const Tensor& dst, const void* src, Stream stream) {
+void OpenClInterface::copy_from_host_async(const Tensor& dst, const void* src, Stream stream) {
   ClDevice& d = device(dst.device().index);
   if (dst.nbytes() == 0) return;
   ACC_CL_CHECK(clEnqueueWriteBuffer(d.queue(stream), buffer_of(dst), CL_FALSE, dst.offset() * dst.itemsize(),
@@ -58,7 +58,7 @@ void OpenClBackend::copy_from_host_async(const Tensor& dst, const void* src, Str
                "enqueueing a copy to " + dst.device().str());
 }
 
-void OpenClBackend::copy_to_host_async(void* dst, const Tensor& src, Stream stream) {
+void OpenClInterface::copy_to_host_async(void* dst, const Tensor& src, Stream stream) {
   ClDevice& d = device(src.device().index);
   if (src.nbytes() == 0) return;
   ACC_CL_CHECK(clEnqueueReadBuffer(d.queue(stream), buffer_of(src), CL_FALSE, src.offset() * src.itemsize(),
@@ -66,13 +66,13 @@ void OpenClBackend::copy_to_host_async(void* dst, const Tensor& src, Stream stre
                "enqueueing a copy from " + src.device().str());
 }
 
-EventPtr OpenClBackend::record_event(int index, Stream stream) {
+EventPtr OpenClInterface::record_event(int index, Stream stream) {
   cl_event event = nullptr;
   ACC_CL_CHECK(clEnqueueMarkerWithWaitList(device(index).queue(stream), 0, nullptr, &event), "recording an event");
   return std::make_shared<ClEvent>(event);
 }
 
-void OpenClBackend::stream_wait(int index, Stream stream, const Event& event) {
+void OpenClInterface::stream_wait(int index, Stream stream, const Event& event) {
   const auto* cl_event_ptr = dynamic_cast<const ClEvent*>(&event);
   ACC_ASSERT(cl_event_ptr != nullptr, "an event of another backend was passed to OpenCL");
   cl_event handle = cl_event_ptr->get();
@@ -80,11 +80,11 @@ void OpenClBackend::stream_wait(int index, Stream stream, const Event& event) {
                "making a queue wait for an event");
 }
 
-void OpenClBackend::synchronize_stream(int index, Stream stream) {
+void OpenClInterface::synchronize_stream(int index, Stream stream) {
   ACC_CL_CHECK(clFinish(device(index).queue(stream)), "synchronizing a command queue");
 }
 
-std::unique_ptr<HostBuffer> OpenClBackend::allocate_host(int index, std::size_t nbytes) {
+std::unique_ptr<HostBuffer> OpenClInterface::allocate_host(int index, std::size_t nbytes) {
   ClDevice& d = device(index);
   const std::size_t size = std::max<std::size_t>(nbytes, 64);
   cl_int status = CL_SUCCESS;

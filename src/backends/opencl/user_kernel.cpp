@@ -1,7 +1,7 @@
 // User kernels built at run time (KernelManager.compile_kernel(name, source, "opencl")).
 #include <vector>
 
-#include "backends/opencl/opencl_backend.hpp"
+#include "backends/opencl/opencl_interface.hpp"
 #include "backends/opencl/programs.hpp"
 #include "core/log.hpp"
 
@@ -109,7 +109,7 @@ class ClUserKernel final : public CompiledKernel {
 
 }  // namespace
 
-std::shared_ptr<CompiledKernel> OpenClBackend::compile_kernel(int index, const std::string& name,
+std::shared_ptr<CompiledKernel> OpenClInterface::compile_kernel(int index, const std::string& name,
                                                               const std::string& source, const std::string& options) {
   ClDevice& d = device(index);
   cl_program program = build_program(d, source, options, "kernel " + name, BuildFailure::user_error);

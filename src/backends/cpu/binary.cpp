@@ -1,0 +1,74 @@
+// Every binary element-wise function of ops/elementwise.hpp, generated from its one-line definition, with
+// broadcasting (stride-0 operands): strided loops with vectorisable fast paths for contiguous runs and for
+// one operand broadcast along the run.
+#include "backends/common/strided_loop.hpp"
+#include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/elementwise_math.hpp"
+#include "ops/elementwise.hpp"
+
+namespace accelera::cpu {
+
+using namespace accelera::backends;  // strided loops
+
+namespace {
+
+namespace functions {
+using namespace elementwise_math;
+#define ACC_CPU_BINARY_FUNCTION(name, kind, expression) \
+  struct name {                                         \
+    template <typename T>                               \
+    static T apply(T x, T y) {                          \
+      return static_cast<T>(expression);                \
+    }                                                   \
+  };
+ACC_BINARY_FUNCTIONS(ACC_CPU_BINARY_FUNCTION)
+#undef ACC_CPU_BINARY_FUNCTION
+}  // namespace functions
+
+template <typename Fn, typename T>
+void run(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const auto layout = make_layout<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
+  T* o_base = out.data<T>();
+  const T* a_base = a.data<T>();
+  const T* b_base = b.data<T>();
+  parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
+    T* __restrict o = o_base + off[0];
+    const T* __restrict x = a_base + off[1];
+    const T* __restrict y = b_base + off[2];
+    if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+#pragma omp simd
+      for (std::int64_t k = 0; k < len; ++k) o[k] = Fn::apply(x[k], y[k]);
+    } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+      const T s = *y;
+#pragma omp simd
+      for (std::int64_t k = 0; k < len; ++k) o[k] = Fn::apply(x[k], s);
+    } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+      const T s = *x;
+#pragma omp simd
+      for (std::int64_t k = 0; k < len; ++k) o[k] = Fn::apply(s, y[k]);
+    } else {
+      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = Fn::apply(x[k * st[1]], y[k * st[2]]);
+    }
+  });
+}
+
+template <typename Fn, ElementwiseKind Kind>
+void binary_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if constexpr (Kind == ElementwiseKind::floating) {
+    dispatch_float(out.dtype(), "binary", [&](auto t) { run<Fn, decltype(t)>(a, b, out); });
+  } else {
+    dispatch_arith(out.dtype(), "binary", [&](auto t) { run<Fn, decltype(t)>(a, b, out); });
+  }
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS {
+#define ACC_CPU_REGISTER_BINARY(name, kind, expression)                                                 \
+  register_kernel(op::name, DeviceKind::cpu, elementwise_dtypes(ElementwiseKind::kind, dtypes::floating), \
+                  &binary_kernel<functions::name, ElementwiseKind::kind>);
+  ACC_BINARY_FUNCTIONS(ACC_CPU_REGISTER_BINARY)
+#undef ACC_CPU_REGISTER_BINARY
+}
+
+}  // namespace accelera::cpu

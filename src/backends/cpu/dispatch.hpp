@@ -1,0 +1,43 @@
+#pragma once
+// Maps a runtime DType onto a C++ element type for kernel templates. Kernels are only called for the
+// dtypes they registered (Note [Kernel table]), so another dtype here is a bug.
+#include <cstdint>
+
+#include "accelera/core/dtype.hpp"
+#include "accelera/core/error.hpp"
+#include "core/convert.hpp"
+
+namespace accelera::cpu {
+
+using detail::BFloat16;
+using detail::Half;
+
+template <typename F>
+decltype(auto) dispatch_any(DType dtype, F&& f) {
+  return detail::with_storage_type(dtype, std::forward<F>(f));
+}
+
+// The dtypes that arithmetic kernels compute on this backend.
+template <typename F>
+decltype(auto) dispatch_arith(DType dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case DType::f32: return f(float{});
+    case DType::f64: return f(double{});
+    case DType::i32: return f(std::int32_t{});
+    case DType::i64: return f(std::int64_t{});
+    default: break;
+  }
+  ACC_ASSERT(false, "the cpu {} kernel was called for {}", op, dtype_name(dtype));
+}
+
+template <typename F>
+decltype(auto) dispatch_float(DType dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case DType::f32: return f(float{});
+    case DType::f64: return f(double{});
+    default: break;
+  }
+  ACC_ASSERT(false, "the cpu {} kernel was called for {}", op, dtype_name(dtype));
+}
+
+}  // namespace accelera::cpu

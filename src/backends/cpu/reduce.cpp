@@ -1,0 +1,184 @@
+// Sum, mean and max over any set of axes.
+// Note [Reduction paths]: the output elements are iterated over the kept axes. When the reduced elements
+// of one output are contiguous-ish (row reductions, full reductions), each output is reduced with 8
+// independent accumulators (vectorisable, and more accurate than one running sum); a single output is
+// split across threads. When the innermost kept axis is the contiguous one (column reductions), whole
+// rows are accumulated into a buffer instead, so memory is read in order.
+// Float sums accumulate in double, integer sums in int64 (wrapping back on store as NumPy's do).
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cpu/dispatch.hpp"
+#include "backends/common/reduce_axes.hpp"
+#include "backends/common/strided_loop.hpp"
+#include "ops/reduce.hpp"
+
+namespace accelera::cpu {
+
+using namespace accelera::backends;  // strided loops
+
+namespace {
+
+template <typename T>
+struct SumOp {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+  static Acc init() { return Acc{0}; }
+  static Acc step(Acc a, T v) { return a + static_cast<Acc>(v); }
+  static Acc combine(Acc a, Acc b) { return a + b; }
+  static T finish(Acc a, std::int64_t) { return static_cast<T>(a); }
+};
+
+template <typename T>
+struct MeanOp : SumOp<T> {
+  using Acc = typename SumOp<T>::Acc;
+  static T finish(Acc a, std::int64_t count) {
+    return static_cast<T>(static_cast<double>(a) / static_cast<double>(count));
+  }
+};
+
+template <typename T>
+struct MaxOp {
+  using Acc = T;
+  static Acc init() {
+    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::lowest();
+  }
+  // nan wins and stays, as in NumPy.
+  static Acc step(Acc a, T v) { return (v > a || v != v) ? v : a; }
+  static Acc combine(Acc a, Acc b) { return step(a, b); }
+  static T finish(Acc a, std::int64_t) { return a; }
+};
+
+template <typename Op, typename T>
+typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, typename Op::Acc acc) {
+  using Acc = typename Op::Acc;
+  if (stride == 1) {
+    Acc lanes[8];
+    for (auto& l : lanes) l = Op::init();
+    std::int64_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+      for (int j = 0; j < 8; ++j) lanes[j] = Op::step(lanes[j], p[k + j]);
+    }
+    for (; k < len; ++k) acc = Op::step(acc, p[k]);
+    for (const auto& l : lanes) acc = Op::combine(acc, l);
+    return acc;
+  }
+  for (std::int64_t k = 0; k < len; ++k) acc = Op::step(acc, p[k * stride]);
+  return acc;
+}
+
+template <typename Op, typename T>
+typename Op::Acc reduce_one(const T* base, const LoopLayout<1>& reduced, std::int64_t begin, std::int64_t end) {
+  auto acc = Op::init();
+  for_each_run(reduced, begin, end, [&](auto off, std::int64_t len, auto st) {
+    acc = reduce_run<Op>(base + off[0], len, st[0], acc);
+  });
+  return acc;
+}
+
+template <typename Op, typename T>
+void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  using Acc = typename Op::Acc;
+  const auto s = backends::split_axes(x, axes, out);
+  const std::int64_t count = s.reduced_shape.numel();
+  const T* xb = x.data<T>();
+  T* ob = out.data<T>();
+  const auto kept = make_layout<2>(s.kept_shape, {&s.kept_out, &s.kept_x});
+  const auto reduced = make_layout<1>(s.reduced_shape, {&s.reduced_x});
+  const std::int64_t outputs = kept.numel;
+  if (outputs == 0) return;
+  if (count == 0) {
+    for_each_run(kept, 0, outputs, [&](auto off, std::int64_t len, auto st) {
+      for (std::int64_t k = 0; k < len; ++k) ob[off[0] + k * st[0]] = Op::finish(Op::init(), 0);
+    });
+    return;
+  }
+
+  const bool column_reduction = kept.strides[1].back() == 1 && reduced.strides[0].back() != 1 && outputs > 1;
+  if (column_reduction) {
+    // Accumulate whole contiguous rows: for every reduced index, acc[j] = step(acc[j], x[..., j]).
+    const std::int64_t inner = kept.dims.back();
+    const auto outer_kept = outputs / inner;
+    const std::int64_t total = outer_kept * count;
+    const int threads = (total * inner < kParallelGrain) ? 1 : omp_get_max_threads();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t chunk = 0; chunk < outer_kept * threads; ++chunk) {
+      const std::int64_t o = chunk / threads, part = chunk % threads;
+      const std::int64_t j0 = inner * part / threads, j1 = inner * (part + 1) / threads;
+      if (j0 == j1) continue;
+      std::vector<Acc> acc(static_cast<std::size_t>(j1 - j0), Op::init());
+      // Offsets of this outer kept index.
+      std::int64_t xo = 0, oo = 0, rem = o;
+      for (std::size_t d = kept.dims.size() - 1; d-- > 0;) {
+        const std::int64_t i = rem % kept.dims[d];
+        rem /= kept.dims[d];
+        oo += i * kept.strides[0][d];
+        xo += i * kept.strides[1][d];
+      }
+      for_each_run(reduced, 0, count, [&](auto off, std::int64_t len, auto st) {
+        for (std::int64_t r = 0; r < len; ++r) {
+          const T* row = xb + xo + off[0] + r * st[0] + j0;
+#pragma omp simd
+          for (std::int64_t j = 0; j < j1 - j0; ++j) acc[j] = Op::step(acc[j], row[j]);
+        }
+      });
+      const std::int64_t os = kept.strides[0].back();
+      for (std::int64_t j = j0; j < j1; ++j) ob[oo + j * os] = Op::finish(acc[j - j0], count);
+    }
+    return;
+  }
+
+  if (outputs >= 2 * omp_get_max_threads() || count < kParallelGrain) {
+    const int threads = outputs * count < kParallelGrain ? 1 : omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+    {
+      const std::int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+      for_each_run(kept, outputs * t / nt, outputs * (t + 1) / nt, [&](auto off, std::int64_t len, auto st) {
+        for (std::int64_t k = 0; k < len; ++k) {
+          ob[off[0] + k * st[0]] = Op::finish(reduce_one<Op>(xb + off[1] + k * st[1], reduced, 0, count), count);
+        }
+      });
+    }
+    return;
+  }
+
+  // Few outputs, many elements each: split every output's reduction across threads.
+  for_each_run(kept, 0, outputs, [&](auto off, std::int64_t len, auto st) {
+    for (std::int64_t k = 0; k < len; ++k) {
+      const T* base = xb + off[1] + k * st[1];
+      std::vector<Acc> partial(static_cast<std::size_t>(omp_get_max_threads()), Op::init());
+#pragma omp parallel
+      {
+        const std::int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+        partial[static_cast<std::size_t>(t)] = reduce_one<Op>(base, reduced, count * t / nt, count * (t + 1) / nt);
+      }
+      Acc acc = Op::init();
+      for (const auto& p : partial) acc = Op::combine(acc, p);
+      ob[off[0] + k * st[0]] = Op::finish(acc, count);
+    }
+  });
+}
+
+}  // namespace
+
+void sum_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  dispatch_arith(out.dtype(), "sum", [&](auto t) { run<SumOp<decltype(t)>, decltype(t)>(x, axes, out); });
+}
+
+void mean_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  dispatch_float(out.dtype(), "mean", [&](auto t) { run<MeanOp<decltype(t)>, decltype(t)>(x, axes, out); });
+}
+
+void max_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  dispatch_arith(out.dtype(), "max", [&](auto t) { run<MaxOp<decltype(t)>, decltype(t)>(x, axes, out); });
+}
+
+ACC_REGISTER_KERNELS {
+  register_kernel(op::sum, DeviceKind::cpu, dtypes::arithmetic, &sum_kernel);
+  register_kernel(op::mean, DeviceKind::cpu, dtypes::floating, &mean_kernel);
+  register_kernel(op::max, DeviceKind::cpu, dtypes::arithmetic, &max_kernel);
+}
+
+}  // namespace accelera::cpu

@@ -1,0 +1,157 @@
+// Sum, mean and max over any set of axes (see ReduceShape for the three strategies). Float sums
+// accumulate in double (float16/bfloat16 in float), integer sums in int64 wrapping back on store, as in the
+// CPU backend; max propagates nan.
+#include "backends/cuda/common.cuh"
+
+namespace accelera::cuda::kernels {
+
+namespace {
+
+template <typename T>
+struct SumOp {
+  using Acc = std::conditional_t<std::is_integral_v<T>, std::int64_t,
+                                 std::conditional_t<std::is_same_v<compute_t<T>, float> && !std::is_same_v<T, float>,
+                                                    float, double>>;
+  __device__ static Acc init() { return Acc{0}; }
+  __device__ static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_integral_v<Acc>) {
+      return static_cast<Acc>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+    } else {
+      return a + b;
+    }
+  }
+  __device__ static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(load(v))); }
+  __device__ static T finish(Acc a, std::int64_t) { return store<T>(static_cast<compute_t<T>>(a)); }
+};
+
+template <typename T>
+struct MeanOp : SumOp<T> {
+  using Acc = typename SumOp<T>::Acc;
+  __device__ static T finish(Acc a, std::int64_t count) {
+    return store<T>(static_cast<compute_t<T>>(static_cast<double>(a) / static_cast<double>(count)));
+  }
+};
+
+template <typename T>
+struct MaxOp {
+  using Acc = compute_t<T>;
+  __device__ static Acc init() {
+    if constexpr (std::is_same_v<Acc, std::int32_t>) return INT32_MIN;
+    else if constexpr (std::is_same_v<Acc, std::int64_t>) return INT64_MIN;
+    else return -static_cast<Acc>(INFINITY);
+  }
+  // nan wins and stays, as in NumPy.
+  __device__ static Acc combine(Acc a, Acc v) { return (v > a || v != v) ? v : a; }
+  __device__ static Acc step(Acc a, T v) { return combine(a, load(v)); }
+  __device__ static T finish(Acc a, std::int64_t) { return store<T>(a); }
+};
+
+template <typename Op, typename T>
+__global__ void reduce_per_thread(ReduceShape S, T* out, const T* x) {
+  for (std::int64_t o = first_index(); o < S.outputs; o += grid_stride()) {
+    std::int64_t kept[2];
+    offsets_of<2>(S.kept, o, kept);
+    auto acc = Op::init();
+    for (std::int64_t r = 0; r < S.count; ++r) {
+      std::int64_t off[1];
+      offsets_of<1>(S.reduced, r, off);
+      acc = Op::step(acc, x[kept[1] + off[0]]);
+    }
+    out[kept[0]] = Op::finish(acc, S.count);
+  }
+}
+
+template <typename Op, typename T>
+__global__ void reduce_blocks(ReduceShape S, T* out, const T* x, typename Op::Acc* partials) {
+  using Acc = typename Op::Acc;
+  __shared__ Acc shared[kThreads];
+  const int tid = static_cast<int>(threadIdx.x);
+  // Every thread of a block takes the same iterations, so the barriers below are reached by all.
+  for (std::int64_t b = blockIdx.x; b < S.outputs * S.parts; b += gridDim.x) {
+    const std::int64_t o = b / S.parts, p = b % S.parts;
+    std::int64_t kept[2];
+    offsets_of<2>(S.kept, o, kept);
+    const std::int64_t begin = S.count * p / S.parts, end = S.count * (p + 1) / S.parts;
+    Acc acc = Op::init();
+    for (std::int64_t r = begin + tid; r < end; r += blockDim.x) {
+      std::int64_t off[1];
+      offsets_of<1>(S.reduced, r, off);
+      acc = Op::step(acc, x[kept[1] + off[0]]);
+    }
+    shared[tid] = acc;
+    __syncthreads();
+    for (int s = kThreads / 2; s > 0; s >>= 1) {
+      if (tid < s) shared[tid] = Op::combine(shared[tid], shared[tid + s]);
+      __syncthreads();
+    }
+    if (tid == 0) {
+      if (S.parts == 1) out[kept[0]] = Op::finish(shared[0], S.count);
+      else partials[b] = shared[0];
+    }
+    __syncthreads();  // shared[0] is read before the next iteration overwrites it
+  }
+}
+
+template <typename Op, typename T>
+__global__ void reduce_partials(ReduceShape S, T* out, const typename Op::Acc* partials) {
+  for (std::int64_t o = first_index(); o < S.outputs; o += grid_stride()) {
+    std::int64_t kept[2];
+    offsets_of<2>(S.kept, o, kept);
+    auto acc = partials[o * S.parts];
+    for (std::int64_t p = 1; p < S.parts; ++p) acc = Op::combine(acc, partials[o * S.parts + p]);
+    out[kept[0]] = Op::finish(acc, S.count);
+  }
+}
+
+template <typename Op, typename T>
+bool launch_reduce(const ReduceShape& S, void* out, const void* x, void* partials, Launch launch) {
+  using Acc = typename Op::Acc;
+  static_assert(sizeof(Acc) <= 8, "partials hold 8 bytes per part");
+  auto* o = static_cast<T*>(out);
+  const auto* in = static_cast<const T*>(x);
+  if (S.per_thread) {
+    reduce_per_thread<Op, T><<<blocks_for(S.outputs, launch), kThreads, 0, launch.stream>>>(S, o, in);
+    check_launch("reduce_per_thread");
+    return true;
+  }
+  const std::int64_t blocks = S.outputs * S.parts;
+  const unsigned grid = static_cast<unsigned>(blocks < 0x7fffffff ? blocks : 0x7fffffff);
+  reduce_blocks<Op, T><<<grid, kThreads, 0, launch.stream>>>(S, o, in, static_cast<Acc*>(partials));
+  check_launch("reduce_blocks");
+  if (S.parts > 1) {
+    reduce_partials<Op, T><<<blocks_for(S.outputs, launch), kThreads, 0, launch.stream>>>(
+        S, o, static_cast<const Acc*>(partials));
+    check_launch("reduce_partials");
+  }
+  return true;
+}
+
+template <template <typename> class Op, bool Integers>
+bool dispatch(DType dtype, const ReduceShape& S, void* out, const void* x, void* partials,
+              Launch launch) {
+  switch (dtype) {
+    case DType::f32: return launch_reduce<Op<float>, float>(S, out, x, partials, launch);
+    case DType::f64: return launch_reduce<Op<double>, double>(S, out, x, partials, launch);
+    case DType::f16: return launch_reduce<Op<Half>, Half>(S, out, x, partials, launch);
+    case DType::bf16: return launch_reduce<Op<BFloat16>, BFloat16>(S, out, x, partials, launch);
+    default: break;
+  }
+  if constexpr (Integers) {
+    if (dtype == DType::i32) return launch_reduce<Op<std::int32_t>, std::int32_t>(S, out, x, partials, launch);
+    if (dtype == DType::i64) return launch_reduce<Op<std::int64_t>, std::int64_t>(S, out, x, partials, launch);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool reduce(ReduceFunction fn, DType dtype, const ReduceShape& S, void* out, const void* x, void* partials, Launch launch) {
+  switch (fn) {
+    case ReduceFunction::sum: return dispatch<SumOp, true>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::mean: return dispatch<MeanOp, false>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::max: return dispatch<MaxOp, true>(dtype, S, out, x, partials, launch);
+  }
+  return false;
+}
+
+}  // namespace accelera::cuda::kernels

@@ -1,0 +1,92 @@
+// Every unary element-wise function of ops/elementwise.hpp as CUDA kernels, generated from its one-line
+// definition. Half formats compute in float. Contiguous, 16-byte aligned operands take a vector path.
+#include "backends/cuda/elementwise_math.cuh"
+#include "backends/cuda/launch.hpp"
+
+namespace accelera::cuda::kernels {
+
+namespace {
+
+namespace functions {
+using namespace elementwise_math;
+#define ACC_CUDA_UNARY_FUNCTION(name, kind, expression) \
+  struct name {                                         \
+    template <typename C>                               \
+    __device__ static C apply(C x) {                    \
+      return static_cast<C>(expression);                \
+    }                                                   \
+  };
+ACC_UNARY_FUNCTIONS(ACC_CUDA_UNARY_FUNCTION)
+#undef ACC_CUDA_UNARY_FUNCTION
+}  // namespace functions
+
+template <typename Fn, typename T>
+__device__ inline T apply(T x) {
+  return store<T>(Fn::apply(load(x)));
+}
+
+template <typename Fn, typename T>
+__global__ void unary_strided(Layout L, T* out, const T* x) {
+  for (std::int64_t i = first_index(); i < L.numel; i += grid_stride()) {
+    std::int64_t off[2];
+    offsets_of<2>(L, i, off);
+    out[off[0]] = apply<Fn>(x[off[1]]);
+  }
+}
+
+template <typename Fn, typename T>
+__global__ void unary_vector(std::int64_t n, T* out, const T* x) {
+  using V = Vec<T>;
+  const std::int64_t vectors = n / V::size;
+  for (std::int64_t i = first_index(); i < vectors; i += grid_stride()) {
+    const V a = reinterpret_cast<const V*>(x)[i];
+    V z;
+#pragma unroll
+    for (int j = 0; j < V::size; ++j) z.v[j] = apply<Fn>(a.v[j]);
+    reinterpret_cast<V*>(out)[i] = z;
+  }
+  for (std::int64_t i = vectors * V::size + first_index(); i < n; i += grid_stride()) out[i] = apply<Fn>(x[i]);
+}
+
+template <typename Fn, typename T>
+void launch_unary(const Layout& L, void* out, const void* x, bool aligned, Launch launch) {
+  auto* o = static_cast<T*>(out);
+  const auto* i = static_cast<const T*>(x);
+  if (aligned) {
+    unary_vector<Fn, T><<<blocks_for(L.numel / Vec<T>::size + 1, launch), kThreads, 0, launch.stream>>>(L.numel, o, i);
+  } else {
+    unary_strided<Fn, T><<<blocks_for(L.numel, launch), kThreads, 0, launch.stream>>>(L, o, i);
+  }
+  check_launch("unary");
+}
+
+template <typename Fn, ElementwiseKind Kind>
+bool dispatch(DType dtype, const Layout& L, void* out, const void* x, bool aligned, Launch launch) {
+  switch (dtype) {
+    case DType::f32: launch_unary<Fn, float>(L, out, x, aligned, launch); return true;
+    case DType::f64: launch_unary<Fn, double>(L, out, x, aligned, launch); return true;
+    case DType::f16: launch_unary<Fn, Half>(L, out, x, aligned, launch); return true;
+    case DType::bf16: launch_unary<Fn, BFloat16>(L, out, x, aligned, launch); return true;
+    default: break;
+  }
+  if constexpr (Kind == ElementwiseKind::arithmetic) {
+    if (dtype == DType::i32) return launch_unary<Fn, std::int32_t>(L, out, x, aligned, launch), true;
+    if (dtype == DType::i64) return launch_unary<Fn, std::int64_t>(L, out, x, aligned, launch), true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool unary(UnaryFunction fn, DType dtype, const Layout& L, void* out, const void* x, bool aligned, Launch launch) {
+  switch (fn) {
+#define ACC_CUDA_UNARY_CASE(name, kind, expression) \
+  case UnaryFunction::name:                         \
+    return dispatch<functions::name, ElementwiseKind::kind>(dtype, L, out, x, aligned, launch);
+    ACC_UNARY_FUNCTIONS(ACC_CUDA_UNARY_CASE)
+#undef ACC_CUDA_UNARY_CASE
+  }
+  return false;
+}
+
+}  // namespace accelera::cuda::kernels

@@ -1,0 +1,17 @@
+// out = f(a, b) for the function whose expression the launcher defined as ACC_EXPRESSION(x, y), over a
+// broadcast layout (operands 0: out, 1: a, 2: b).
+inline T apply(T x, T y) { return (T)(ACC_EXPRESSION(x, y)); }
+
+__kernel void binary(const int ndim, const long n, const Layout L, __global T* out, const long oo,
+                     __global const T* a, const long ao, __global const T* b, const long bo) {
+  const long i = get_global_id(0);
+  if (i >= n) return;
+#if defined(ACC_CONTIGUOUS)
+  // Every operand dense: no index arithmetic, and consecutive work-items touch consecutive elements.
+  out[oo + i] = apply(a[ao + i], b[bo + i]);
+#else
+  long io = oo, ia = ao, ib = bo;
+  ACC_OFFSETS(L, ndim, i, io, ia, ib);
+  out[io] = apply(a[ia], b[ib]);
+#endif
+}

@@ -1,0 +1,53 @@
+// The reductions sum, mean and max on OpenCL (ops/reduce.hpp): one work-group per output (reduce.cl).
+#include <algorithm>
+
+#include "backends/common/reduce_axes.hpp"
+#include "backends/opencl/layouts.hpp"
+#include "ops/reduce.hpp"
+
+namespace accelera::opencl {
+
+namespace {
+
+enum class ReduceOp { sum, mean, max };
+
+template <ReduceOp Op>
+void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  ClDevice& d = cl_device(out.device());
+  const auto split = backends::split_axes(x, axes, out);
+  const Strides zeros(split.reduced_x.size(), 0);
+  const auto kept = backends::make_layout<2>(split.kept_shape, {&split.kept_out, &split.kept_x});
+  // The reduced layout's x strides go in slot 1, as the kernel reads them.
+  const auto reduced = backends::make_layout<2>(split.reduced_shape, {&zeros, &split.reduced_x});
+  const bool floating = is_floating(out.dtype());
+  const char* acc = floating ? (d.fp64 ? "double" : "float") : "long";
+  const char* lowest = floating ? "(-INFINITY)" : (out.dtype() == DType::i32 ? "INT_MIN" : "LONG_MIN");
+  static constexpr const char* macros[] = {"-DOP_SUM", "-DOP_MEAN", "-DOP_MAX"};
+  const std::string options = fmt::format("{} -DACC={} -DACC_LOWEST={} {}", element_options(d, out.dtype()),
+                                          Op == ReduceOp::max ? "T" : acc, lowest, macros[static_cast<int>(Op)]);
+  const std::size_t local = std::min<std::size_t>(64, d.max_work_group);
+  const std::size_t acc_size = Op == ReduceOp::max ? out.itemsize() : 8;
+  const Kernel kernel = make_kernel(d, "reduce", options);
+  KernelArgs(kernel.get())
+      .add(static_cast<cl_int>(kept.dims.size()))
+      .add(to_cl_layout(kept, "reduce"))
+      .add(static_cast<cl_int>(reduced.dims.size()))
+      .add(static_cast<cl_long>(reduced.numel))
+      .add(to_cl_layout(reduced, "reduce"))
+      .add(buffer_of(out))
+      .add(static_cast<cl_long>(out.offset()))
+      .add(buffer_of(x))
+      .add(static_cast<cl_long>(x.offset()))
+      .local(local * (d.fp64 || !floating || Op == ReduceOp::max ? acc_size : 4));
+  launch(d, kernel, static_cast<std::size_t>(kept.numel) * local, local, "launching a reduction");
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS {
+  register_kernel(op::sum, DeviceKind::opencl, dtypes::arithmetic, &reduce_kernel<ReduceOp::sum>);
+  register_kernel(op::mean, DeviceKind::opencl, dtypes::floating, &reduce_kernel<ReduceOp::mean>);
+  register_kernel(op::max, DeviceKind::opencl, dtypes::arithmetic, &reduce_kernel<ReduceOp::max>);
+}
+
+}  // namespace accelera::opencl

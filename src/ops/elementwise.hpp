@@ -1,0 +1,58 @@
+#pragma once
+// Note [Element-wise functions]
+// Every element-wise function is defined once, here, by one line: its name, its dtype kind and its
+// expression over x (and y). Each backend expands the same lists into its kernels (cpu/unary.cpp,
+// opencl/unary.cpp + unary.cl, cuda/unary.cu, and the binary twins), so a new function costs one line
+// here, one declaration in accelera/ops.hpp, one binding and one row of the op test table.
+//
+// Expressions are written in a small dialect that C++ (CPU, CUDA) and OpenCL C all compile: the
+// arithmetic operators on floating values, integer literals, and the primitives below, which every
+// backend implements once for each element type it computes (and, on OpenCL, for float8 vectors):
+//   acc_neg, acc_add, acc_sub, acc_mul   integer-safe arithmetic: integers wrap as in NumPy
+//   acc_exp, acc_log, acc_tanh           the float functions, with libm's special values
+//   acc_relu                             max(x, 0) that propagates nan, as NumPy's maximum does
+// Kinds: `floating` functions compute float dtypes (integer and bool inputs are computed in float64, as
+// NumPy does); `arithmetic` ones compute floats and integers of the input's own dtype.
+#include "accelera/core/tensor.hpp"
+#include "core/kernel_table.hpp"
+
+// X(name, kind, expression of x)
+#define ACC_UNARY_FUNCTIONS(X)         \
+  X(negative, arithmetic, acc_neg(x))  \
+  X(exp, floating, acc_exp(x))         \
+  X(log, floating, acc_log(x))         \
+  X(tanh, floating, acc_tanh(x))       \
+  X(relu, arithmetic, acc_relu(x))     \
+  X(sigmoid, floating, 1 / (1 + acc_exp(-x)))
+
+// X(name, kind, expression of x and y); operands arrive broadcast to the output's shape.
+#define ACC_BINARY_FUNCTIONS(X)            \
+  X(add, arithmetic, acc_add(x, y))        \
+  X(subtract, arithmetic, acc_sub(x, y))   \
+  X(multiply, arithmetic, acc_mul(x, y))   \
+  X(divide, floating, x / y)
+
+namespace accelera {
+
+enum class ElementwiseKind { floating, arithmetic };
+
+// out = f(x); x and out have the same shape and dtype, any strides (zero and negative included).
+using UnaryKernel = void(const Tensor& x, const Tensor& out);
+// out = f(a, b); a, b and out have the same shape and dtype (a and b broadcast by stride-0 views).
+using BinaryKernel = void(const Tensor& a, const Tensor& b, const Tensor& out);
+
+namespace op {
+#define ACC_DECLARE_UNARY(name, kind, expression) inline constexpr OpSchema<UnaryKernel> name{#name};
+#define ACC_DECLARE_BINARY(name, kind, expression) inline constexpr OpSchema<BinaryKernel> name{#name};
+ACC_UNARY_FUNCTIONS(ACC_DECLARE_UNARY)
+ACC_BINARY_FUNCTIONS(ACC_DECLARE_BINARY)
+#undef ACC_DECLARE_UNARY
+#undef ACC_DECLARE_BINARY
+}  // namespace op
+
+// The dtypes a backend registers for a kind: its floating dtypes, plus its integers for `arithmetic`.
+constexpr DTypeSet elementwise_dtypes(ElementwiseKind kind, DTypeSet floating) {
+  return kind == ElementwiseKind::floating ? floating : floating | dtypes::integers;
+}
+
+}  // namespace accelera

@@ -1,0 +1,21 @@
+#pragma once
+// The reduction kernels sum, mean and max: out has x's rank with the reduced axes of extent 1; `axes` are
+// sorted and unique; x and out have the same dtype (the op casts first: NumPy sums int32 and bool as
+// int64 and averages integers in float64); x has any strides. No reduced axis is empty for max.
+#include <cstdint>
+#include <span>
+
+#include "accelera/core/tensor.hpp"
+#include "core/kernel_table.hpp"
+
+namespace accelera {
+
+using ReduceKernel = void(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out);
+
+namespace op {
+inline constexpr OpSchema<ReduceKernel> sum{"sum"};
+inline constexpr OpSchema<ReduceKernel> mean{"mean"};
+inline constexpr OpSchema<ReduceKernel> max{"max"};
+}  // namespace op
+
+}  // namespace accelera
