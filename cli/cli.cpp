@@ -18,6 +18,8 @@ int run(int argc, char** argv) {
   InfoOptions info;
   auto* info_cmd = app.add_subcommand("info", "Show the version, compiled backends and devices");
   info_cmd->add_flag("--json", info.json, "Print as JSON");
+  info_cmd->add_flag("--ops", info.ops, "Print which ops run on which devices, in which dtypes");
+  info_cmd->add_flag("--markdown", info.markdown, "With --ops: print the table as Markdown (docs/ops.md)");
 
   DemoOptions demo;
   auto* demo_cmd = app.add_subcommand("demo", "Multiply two random matrices, verify the result, report GFLOP/s");
@@ -44,7 +46,7 @@ int run(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    if (*info_cmd) return run_info(info);
+    if (*info_cmd) return info.ops ? run_info_ops(info.markdown) : run_info(info);
     if (*demo_cmd) return run_demo(demo);
     if (*mm_cmd) return run_matmul(mm);
     std::cerr << app.help();

@@ -9,8 +9,11 @@ namespace accelera::cli {
 
 struct InfoOptions {
   bool json = false;
+  bool ops = false;       // the kernel table instead of the devices
+  bool markdown = false;  // with ops: as docs/ops.md
 };
 int run_info(const InfoOptions& options);
+int run_info_ops(bool markdown);
 
 struct DemoOptions {
   long long size = 4096;

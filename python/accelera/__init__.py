@@ -100,6 +100,18 @@ def set_memory_budget(device, budget) -> None:
     _core.set_memory_budget(device, budget)
 
 
+def op_table() -> list[dict]:
+    """Which ops this build runs on which device kinds, in which dtypes: one dict per (op, device kind)
+    with ``op``, ``device_kind`` and ``dtypes`` (``accelera info --ops`` prints the same)."""
+    return _core._op_table()
+
+
+def supports(device, op: str, dtype) -> bool:
+    """Whether ``op`` (its name in :func:`op_table`) runs on ``device`` in ``dtype`` (False for an absent
+    device). An op called where this is False raises NotSupportedError naming the op, device and dtype."""
+    return _core._supports(device_or_default(device), op, _dtypes.dtype(dtype).name)
+
+
 def _shape(shape) -> tuple:
     if shape is None or isinstance(shape, (str, bytes, float)):
         raise DTypeError(f"shape must be an integer or a sequence of integers, not {shape!r}")
@@ -126,8 +138,8 @@ __all__ = [
     "ShapeError", "Tensor", "__version__", "absent_backends", "add", "allow_tf32", "asarray", "bfloat16", "bool_",
     "chunking", "compiled_backends", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
     "float16", "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "mean",
-    "memory_stats", "multiply", "negative", "ones", "relu", "set_allow_tf32", "set_log_level",
-    "set_memory_budget", "sigmoid", "subtract", "sum", "tanh", "zeros",
+    "memory_stats", "multiply", "negative", "ones", "op_table", "relu", "set_allow_tf32", "set_log_level",
+    "set_memory_budget", "sigmoid", "subtract", "sum", "supports", "tanh", "zeros",
     # fused neural-network ops
     "attention", "attention_backward", "backends", "bias_gelu", "gelu", "gelu_backward", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",

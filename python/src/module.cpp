@@ -13,4 +13,5 @@ NB_MODULE(_core, m) {
   bind_cli(m);
   bind_kernels(m);
   bind_engine(m);
+  bind_op_table(m);
 }

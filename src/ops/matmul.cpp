@@ -70,7 +70,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const MatmulShapes s = matmul_shapes(a2, b2, a.shape(), b.shape(), "matmul");
   const auto kernel = kernel_for(op::matmul, a.device(), dtype);
   Tensor out = Tensor::empty(s.out, dtype, a.device());
-  if (out.numel() > 0) kernel(cast_to(a2, dtype).broadcast_to(s.a), cast_to(b2, dtype).broadcast_to(s.b), out, false);
+  if (out.numel() > 0 && s.k == 0) {
+    fill_tensor(out, 0.0);  // an empty sum
+  } else if (out.numel() > 0) {
+    kernel(cast_to(a2, dtype).broadcast_to(s.a), cast_to(b2, dtype).broadcast_to(s.b), out, false);
+  }
   if (a.ndim() == 1 || b.ndim() == 1) {
     std::vector<std::int64_t> dims = s.batch.dims();
     if (a.ndim() != 1) dims.push_back(s.m);
@@ -99,6 +103,10 @@ void matmul_into(const Tensor& a, const Tensor& b, const Tensor& out, bool accum
             "{}: out shares memory with an operand; the product would overwrite values it still reads", name);
   const auto kernel = kernel_for(op::matmul, a.device(), dtype);
   if (out.numel() == 0) return;
+  if (s.k == 0) {  // an empty sum
+    if (!accumulate) fill_tensor(out, 0.0);
+    return;
+  }
   const Tensor av = cast_to(a, dtype).broadcast_to(s.a), bv = cast_to(b, dtype).broadcast_to(s.b);
   if (out.is_contiguous()) {
     kernel(av, bv, out, accumulate);

@@ -1,5 +1,6 @@
 // sum, mean and max over axes, with NumPy's result dtypes and keepdims.
 #include <algorithm>
+#include <limits>
 
 #include "ops/reduce.hpp"
 
@@ -49,7 +50,12 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
   ACC_CHECK(&op != &op::max || count > 0 || kept_shape.numel() == 0, ValueError,
             "max of an empty selection has no identity (reduced axes of {} have no elements)", x.shape().str());
   Tensor out = Tensor::empty(kept_shape, dtype, x.device());
-  if (kept_shape.numel() > 0) kernel(cast_to(x, dtype), axis_list, out);
+  if (count == 0) {
+    // Nothing to reduce (kernels never see an empty operand): the sum is 0, the mean nan, as in NumPy.
+    fill_tensor(out, &op == &op::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+  } else if (kept_shape.numel() > 0) {
+    kernel(cast_to(x, dtype), axis_list, out);
+  }
   if (keepdims) return out;
   std::vector<std::int64_t> dims;
   for (std::int64_t i = 0; i < x.ndim(); ++i) {

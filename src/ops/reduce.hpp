@@ -1,7 +1,7 @@
 #pragma once
 // The reduction kernels sum, mean and max: out has x's rank with the reduced axes of extent 1; `axes` are
 // sorted and unique; x and out have the same dtype (the op casts first: NumPy sums int32 and bool as
-// int64 and averages integers in float64); x has any strides. No reduced axis is empty for max.
+// int64 and averages integers in float64); x has any strides and at least one element.
 #include <cstdint>
 #include <span>
 

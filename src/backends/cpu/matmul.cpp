@@ -35,6 +35,10 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n
           std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc, T beta) {
   ACC_CHECK(n <= INT_MAX && k <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX, NotSupportedError,
             "matmul: a row of more than 2^31 elements (n={}, k={}) exceeds 32-bit BLAS", n, k);
+  // CBLAS reports bad arguments by printing and returning with nothing computed: check them here.
+  ACC_ASSERT(lda >= std::max<std::int64_t>(1, ta == CblasNoTrans ? k : m) &&
+                 ldb >= std::max<std::int64_t>(1, tb == CblasNoTrans ? n : k) && ldc >= std::max<std::int64_t>(1, n),
+             "BLAS leading dimensions {}, {}, {} do not fit a {}x{}x{} product", lda, ldb, ldc, m, k, n);
   // Split M so each call stays within int range; A's row step depends on its transposition.
   const std::int64_t a_row_step = ta == CblasNoTrans ? lda : 1;
   for (std::int64_t m0 = 0; m0 < m; m0 += INT_MAX) {
@@ -79,7 +83,8 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate) {
       bm = bm.contiguous();
       bv = BlasView{bm.data_ptr(), CblasNoTrans, n};
     }
-    const std::int64_t ldc = std::max<std::int64_t>(cm.strides()[0], 1);
+    // A single row's stride is arbitrary in a contiguous tensor; BLAS wants at least the row length.
+    const std::int64_t ldc = m == 1 ? n : cm.strides()[0];
     gemm<T>(av->trans, bv->trans, m, n, k, static_cast<const T*>(av->data), av->ld,
             static_cast<const T*>(bv->data), bv->ld, cm.data<T>(), ldc, accumulate ? T{1} : T{0});
   }

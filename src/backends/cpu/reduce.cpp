@@ -176,7 +176,8 @@ void max_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tenso
 }
 
 ACC_REGISTER_KERNELS {
-  register_kernel(op::sum, DeviceKind::cpu, dtypes::arithmetic, &sum_kernel);
+  // The op sums int32 and bool as int64 (NumPy), so int32 never reaches the kernel.
+  register_kernel(op::sum, DeviceKind::cpu, dtypes::floating | DTypeSet{DType::i64}, &sum_kernel);
   register_kernel(op::mean, DeviceKind::cpu, dtypes::floating, &mean_kernel);
   register_kernel(op::max, DeviceKind::cpu, dtypes::arithmetic, &max_kernel);
 }

@@ -48,7 +48,9 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
 
 ACC_REGISTER_KERNELS {
   const DTypeSet computed = dtypes::arithmetic | dtypes::half;
-  register_kernel(op::sum, DeviceKind::cuda, computed, &reduce_kernel<kernels::ReduceFunction::sum>);
+  // The op sums int32 and bool as int64 (NumPy), so int32 never reaches the kernel.
+  register_kernel(op::sum, DeviceKind::cuda, dtypes::floating | dtypes::half | DTypeSet{DType::i64},
+                  &reduce_kernel<kernels::ReduceFunction::sum>);
   register_kernel(op::mean, DeviceKind::cuda, dtypes::floating | dtypes::half,
                   &reduce_kernel<kernels::ReduceFunction::mean>);
   register_kernel(op::max, DeviceKind::cuda, computed, &reduce_kernel<kernels::ReduceFunction::max>);

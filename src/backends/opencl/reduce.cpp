@@ -45,7 +45,8 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
 }  // namespace
 
 ACC_REGISTER_KERNELS {
-  register_kernel(op::sum, DeviceKind::opencl, dtypes::arithmetic, &reduce_kernel<ReduceOp::sum>);
+  // The op sums int32 and bool as int64 (NumPy), so int32 never reaches the kernel.
+  register_kernel(op::sum, DeviceKind::opencl, dtypes::floating | DTypeSet{DType::i64}, &reduce_kernel<ReduceOp::sum>);
   register_kernel(op::mean, DeviceKind::opencl, dtypes::floating, &reduce_kernel<ReduceOp::mean>);
   register_kernel(op::max, DeviceKind::opencl, dtypes::arithmetic, &reduce_kernel<ReduceOp::max>);
 }

@@ -1,0 +1,331 @@
+// Rows of the op test table for copy, fill, the element-wise functions, the reductions and matmul (Note
+// [Op test table] in op_table.hpp).
+#include <cmath>
+#include <map>
+
+#include "accelera/ops.hpp"
+#include "op_table.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/fill.hpp"
+
+namespace acc_test::op_table {
+
+namespace {
+
+// x converted to dt as NumPy's astype does (in range): the float64 reference of the copy and fill kernels.
+double converted(double x, DType dt) {
+  switch (dt) {
+    case DType::f32: return static_cast<double>(static_cast<float>(x));
+    case DType::f64: return x;
+    case DType::f16: return round_to_format(x, kHalf);
+    case DType::bf16: return round_to_format(x, kBF16);
+    case DType::i32:
+    case DType::i64: return std::trunc(x);
+    case DType::boolean: return x != 0.0 ? 1.0 : 0.0;
+  }
+  return kNaN;
+}
+
+std::string label(const Shape& s, View v, const std::string& extra = "") {
+  return s.str() + " " + view_name(v) + (extra.empty() ? "" : " " + extra);
+}
+
+Row copy_row() {
+  return {"copy", [](DType dst, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            for (DType src : accelera::all_dtypes) {
+              for (const Shape& shape : {Shape{}, Shape{0, 3}, Shape{7}, Shape{13, 31}, Shape{3, 1, 127}}) {
+                for (View v : {View::contiguous, View::transposed, View::step2, View::negstep, View::offset}) {
+                  Input in = make_input(shape, src, v, rng, -100.9, 100.9);
+                  Ref ref = ref_unary(in.host(), [dst](double x) { return converted(x, dst); });
+                  Case c{label(shape, v, std::string("from ") + std::string(accelera::dtype_name(src))), {in},
+                         [dst](const std::vector<Tensor>& t, const Device&) {
+                           // astype (contiguous out), and copy_into a transposed view on the same device.
+                           std::vector<std::int64_t> rev(t[0].shape().dims().rbegin(), t[0].shape().dims().rend());
+                           const Tensor strided = Tensor::empty(Shape(rev), dst, t[0].device()).T();
+                           accelera::copy_into(t[0], strided);
+                           return std::vector<Tensor>{t[0].astype(dst), strided};
+                         },
+                         {ref, ref}, Tol{0, 0}};
+                  cases.push_back(std::move(c));
+                }
+              }
+            }
+            return cases;
+          }};
+}
+
+Row fill_row() {
+  return {"fill", [](DType dt, std::mt19937_64&) {
+            std::vector<Case> cases;
+            for (const Shape& shape : element_shapes()) {
+              for (double value : {0.0, 1.0, -3.0, 5.5}) {
+                Ref ref{shape, std::vector<double>(static_cast<std::size_t>(shape.numel()), converted(value, dt)), {}};
+                cases.push_back({label(shape, View::contiguous, "value " + std::to_string(value)),
+                                 {},
+                                 [dt, shape, value](const std::vector<Tensor>&, const Device& device) {
+                                   // The public op, and the kernel on a transposed view.
+                                   std::vector<std::int64_t> rev(shape.dims().rbegin(), shape.dims().rend());
+                                   const Tensor strided = Tensor::empty(Shape(rev), dt, device).T();
+                                   if (strided.numel() > 0) accelera::kernel_for(accelera::op::fill, device, dt)(strided, value);
+                                   return std::vector<Tensor>{accelera::full(shape, value, dt, device), strided};
+                                 },
+                                 {ref, ref},
+                                 Tol{0, 0}});
+              }
+            }
+            return cases;
+          }};
+}
+
+// ---- element-wise -----------------------------------------------------------------------------------
+
+struct UnaryReference {
+  double lo, hi;  // the input range tested (floats; integers use [-100, 100])
+  double (*f)(double);
+};
+
+// One entry per function of ACC_UNARY_FUNCTIONS: its float64 reference.
+const std::map<std::string, UnaryReference>& unary_references() {
+  static const std::map<std::string, UnaryReference> refs = {
+      {"negative", {-5, 5, [](double x) { return -x; }}},
+      {"exp", {-20, 20, [](double x) { return std::exp(x); }}},
+      {"log", {0.01, 10, [](double x) { return std::log(x); }}},
+      {"tanh", {-5, 5, [](double x) { return std::tanh(x); }}},
+      {"relu", {-5, 5, [](double x) { return x > 0 ? x : 0.0; }}},
+      {"sigmoid", {-20, 20, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }}},
+  };
+  return refs;
+}
+
+struct BinaryReference {
+  double lo, hi;  // range of the second operand (the first uses [-5, 5]; integers [-50, 50])
+  double (*f)(double, double);
+};
+
+const std::map<std::string, BinaryReference>& binary_references() {
+  static const std::map<std::string, BinaryReference> refs = {
+      {"add", {-5, 5, [](double x, double y) { return x + y; }}},
+      {"subtract", {-5, 5, [](double x, double y) { return x - y; }}},
+      {"multiply", {-5, 5, [](double x, double y) { return x * y; }}},
+      {"divide", {0.5, 2, [](double x, double y) { return x / y; }}},
+  };
+  return refs;
+}
+
+bool integral(DType dt) { return dt == DType::i32 || dt == DType::i64; }
+
+Row unary_row(const std::string& name, accelera::Tensor (*op)(const Tensor&)) {
+  return {name, [name, op](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            const auto it = unary_references().find(name);
+            if (it == unary_references().end()) {
+              ADD_FAILURE() << "the op table has no reference for the element-wise function " << name;
+              return cases;
+            }
+            const UnaryReference ref = it->second;
+            const double lo = integral(dt) ? -100 : ref.lo, hi = integral(dt) ? 100 : ref.hi;
+            for (const Shape& shape : element_shapes()) {
+              for (View v : kAllViews) {
+                Input in = make_input(shape, dt, v, rng, lo, hi);
+                cases.push_back({label(shape, v), {in}, [op](const std::vector<Tensor>& t, const Device&) {
+                                   return std::vector<Tensor>{op(t[0])};
+                                 },
+                                 {ref_unary(in.host(), ref.f)}, rounded_tol(dt)});
+              }
+            }
+            return cases;
+          }};
+}
+
+Row binary_row(const std::string& name, accelera::Tensor (*op)(const Tensor&, const Tensor&)) {
+  return {name, [name, op](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            const auto it = binary_references().find(name);
+            if (it == binary_references().end()) {
+              ADD_FAILURE() << "the op table has no reference for the element-wise function " << name;
+              return cases;
+            }
+            const BinaryReference ref = it->second;
+            const double lo = integral(dt) ? -50 : -5, hi = integral(dt) ? 50 : 5;
+            for (const Shape& shape : element_shapes()) {
+              for (View v : kAllViews) {
+                // b: the same shape in another view, or its last axis alone (broadcast by the op).
+                const Shape b_shape = (v == View::broadcast && shape.ndim() > 0) ? Shape{shape[shape.ndim() - 1]} : shape;
+                Input a = make_input(shape, dt, v, rng, lo, hi);
+                Input b = make_input(b_shape, dt, v == View::transposed ? View::negstep : View::contiguous, rng,
+                                     integral(dt) ? 1 : ref.lo, integral(dt) ? 50 : ref.hi);
+                Ref expected = ref_binary(a.host(), b.host(), ref.f);
+                // Products and quotients round once; the reference's magnitude is the result's.
+                cases.push_back({label(shape, v), {a, b}, [op](const std::vector<Tensor>& t, const Device&) {
+                                   return std::vector<Tensor>{op(t[0], t[1])};
+                                 },
+                                 {expected}, rounded_tol(dt)});
+              }
+            }
+            return cases;
+          }};
+}
+
+std::vector<Row> elementwise_rows() {
+  std::vector<Row> out;
+  // Every function of the one-line definitions gets a row: a new function without a reference fails.
+#define ACC_TABLE_UNARY(name, kind, expression) out.push_back(unary_row(#name, &accelera::name));
+#define ACC_TABLE_BINARY(name, kind, expression) out.push_back(binary_row(#name, &accelera::name));
+  ACC_UNARY_FUNCTIONS(ACC_TABLE_UNARY)
+  ACC_BINARY_FUNCTIONS(ACC_TABLE_BINARY)
+#undef ACC_TABLE_UNARY
+#undef ACC_TABLE_BINARY
+  return out;
+}
+
+// ---- reductions -------------------------------------------------------------------------------------
+
+enum class Reduction { sum, mean, max };
+
+// The float64 reference of a reduction over `axes` (sorted) with keepdims.
+Ref reduce_ref(const Tensor& x, const std::vector<std::int64_t>& axes, Reduction r) {
+  std::vector<std::int64_t> kept = x.shape().dims();
+  for (auto a : axes) kept[static_cast<std::size_t>(a)] = 1;
+  const Shape out_shape(kept);
+  const auto n = static_cast<std::size_t>(out_shape.numel());
+  std::vector<double> acc(n, r == Reduction::max ? -kInf : 0.0), mag(n, 0.0), count(n, 0.0);
+  for_each_index(x.shape(), [&](const Index& i, std::int64_t) {
+    Index o = i;
+    for (auto a : axes) o[static_cast<std::size_t>(a)] = 0;
+    std::int64_t lin = 0;
+    for (std::size_t d = 0; d < o.size(); ++d) lin = lin * kept[d] + o[d];
+    const double v = get(x, i);
+    auto& slot = acc[static_cast<std::size_t>(lin)];
+    slot = r == Reduction::max ? (std::isnan(v) || v > slot ? v : slot) : slot + v;
+    mag[static_cast<std::size_t>(lin)] += std::fabs(v);
+    count[static_cast<std::size_t>(lin)] += 1;
+  });
+  Ref ref{out_shape, acc, mag};
+  for (std::size_t k = 0; k < n; ++k) {
+    if (r == Reduction::mean) {
+      ref.v[k] /= count[k];
+      ref.mag[k] /= count[k];
+    } else if (r == Reduction::max) {
+      ref.mag[k] = std::fabs(ref.v[k]);
+    }
+  }
+  return ref;
+}
+
+Row reduction_row(const std::string& name, Reduction r,
+                  accelera::Tensor (*op)(const Tensor&, const accelera::Axes&, bool)) {
+  return {name, [r, op](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            const double lo = integral(dt) ? -1000 : -1, hi = integral(dt) ? 1000 : 1;
+            for (const Shape& shape : {Shape{}, Shape{7}, Shape{0, 5}, Shape{13, 31}, Shape{3, 1, 127}, Shape{257, 3},
+                                       Shape{2, 3, 4, 5}}) {
+              std::vector<std::vector<std::int64_t>> axis_sets = {{}};  // {} stands for every axis
+              if (shape.ndim() >= 1) axis_sets.push_back({shape.ndim() - 1});
+              if (shape.ndim() >= 2) axis_sets.push_back({0});
+              if (shape.ndim() >= 3) axis_sets.push_back({0, shape.ndim() - 1});
+              for (const auto& axes_list : axis_sets) {
+                std::vector<std::int64_t> axes = axes_list;
+                if (axes.empty()) {
+                  for (std::int64_t i = 0; i < shape.ndim(); ++i) axes.push_back(i);
+                }
+                bool empty_reduction = false;
+                for (auto a : axes) empty_reduction = empty_reduction || shape[a] == 0;
+                if (r == Reduction::max && empty_reduction) continue;  // no identity: the op raises
+                for (View v : {View::contiguous, View::transposed, View::step2, View::negstep, View::broadcast}) {
+                  Input in = make_input(shape, dt, v, rng, lo, hi);
+                  const accelera::Axes op_axes = axes_list.empty() ? accelera::Axes{} : accelera::Axes{axes_list};
+                  cases.push_back({label(shape, v, "axes " + shape_str(axes_list)), {in},
+                                   [op, op_axes](const std::vector<Tensor>& t, const Device&) {
+                                     return std::vector<Tensor>{op(t[0], op_axes, true)};
+                                   },
+                                   {reduce_ref(in.host(), axes, r)},
+                                   r == Reduction::max ? Tol{0, 0} : accumulated_tol(dt)});
+                }
+              }
+            }
+            return cases;
+          }};
+}
+
+// ---- matmul -----------------------------------------------------------------------------------------
+
+Ref matmul_ref(const Tensor& a, const Tensor& b) {
+  // a (..., m, k), b (..., k, n) with equal batch shapes (the cases broadcast them beforehand).
+  const std::int64_t m = a.dim(-2), k = a.dim(-1), n = b.dim(-1);
+  std::vector<std::int64_t> dims(a.shape().dims().begin(), a.shape().dims().end() - 2);
+  const Shape batch(dims);
+  dims.insert(dims.end(), {m, n});
+  Ref r{Shape(dims), {}, {}};
+  for_each_index(batch, [&](const Index& bi, std::int64_t) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        double s = 0, mag = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          Index ia = bi, ib = bi;
+          ia.insert(ia.end(), {i, p});
+          ib.insert(ib.end(), {p, j});
+          const double prod = get(a, ia) * get(b, ib);
+          s += prod;
+          mag += std::fabs(prod);
+        }
+        r.v.push_back(s);
+        r.mag.push_back(mag);
+      }
+    }
+  });
+  return r;
+}
+
+Row matmul_row() {
+  return {"matmul", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            struct Dims {
+              std::vector<std::int64_t> batch;
+              std::int64_t m, k, n;
+            };
+            const Dims dims[] = {{{}, 1, 1, 1},   {{}, 7, 13, 5},    {{}, 0, 3, 4}, {{}, 3, 0, 4},
+                                 {{}, 33, 65, 17}, {{2, 3}, 5, 7, 4}, {{1}, 1, 129, 2}};
+            for (const Dims& d : dims) {
+              auto with = [&](std::int64_t r, std::int64_t c) {
+                std::vector<std::int64_t> s = d.batch;
+                s.insert(s.end(), {r, c});
+                return Shape(s);
+              };
+              for (View va : {View::contiguous, View::transposed, View::step2, View::negstep}) {
+                const View vb = va == View::contiguous ? View::transposed : View::contiguous;
+                Input a = make_input(with(d.m, d.k), dt, va, rng);
+                Input b = make_input(with(d.k, d.n), dt, vb, rng);
+                Ref ref = matmul_ref(a.host(), b.host());
+                // out += a @ b into a transposed (non-contiguous) view holding ones: the accumulate path.
+                Ref accumulated = ref;
+                for (auto& v : accumulated.v) v += 1.0;
+                for (auto& m : accumulated.mag) m += 1.0;
+                cases.push_back({label(with(d.m, d.k), va, "@ " + with(d.k, d.n).str()), {a, b},
+                                 [dt](const std::vector<Tensor>& t, const Device& device) {
+                                   const Tensor product = accelera::matmul(t[0], t[1]);
+                                   std::vector<std::int64_t> rev(product.shape().dims().rbegin(),
+                                                                 product.shape().dims().rend());
+                                   const Tensor out = accelera::ones(Shape(rev), dt, device).T();
+                                   accelera::matmul_into(t[0], t[1], out, /*accumulate=*/true);
+                                   return std::vector<Tensor>{product, out};
+                                 },
+                                 {ref, accumulated}, accumulated_tol(dt)});
+              }
+            }
+            return cases;
+          }};
+}
+
+}  // namespace
+
+std::vector<Row> core_rows() {
+  std::vector<Row> out = {copy_row(), fill_row(), matmul_row(),
+                          reduction_row("sum", Reduction::sum, &accelera::sum),
+                          reduction_row("mean", Reduction::mean, &accelera::mean),
+                          reduction_row("max", Reduction::max, &accelera::max)};
+  for (auto& row : elementwise_rows()) out.push_back(std::move(row));
+  return out;
+}
+
+}  // namespace acc_test::op_table
