@@ -30,6 +30,8 @@ ACC_API Tensor add(const Tensor& a, const Tensor& b);
 ACC_API Tensor subtract(const Tensor& a, const Tensor& b);
 ACC_API Tensor multiply(const Tensor& a, const Tensor& b);
 ACC_API Tensor divide(const Tensor& a, const Tensor& b);  // true division: integer inputs give float64
+ACC_API Tensor maximum(const Tensor& a, const Tensor& b);  // NumPy's: a nan operand gives nan
+ACC_API Tensor minimum(const Tensor& a, const Tensor& b);
 
 ACC_API Tensor negative(const Tensor& x);
 inline Tensor neg(const Tensor& x) { return negative(x); }
@@ -38,6 +40,9 @@ ACC_API Tensor log(const Tensor& x);
 ACC_API Tensor tanh(const Tensor& x);
 ACC_API Tensor relu(const Tensor& x);
 ACC_API Tensor sigmoid(const Tensor& x);
+ACC_API Tensor abs(const Tensor& x);
+ACC_API Tensor square(const Tensor& x);
+ACC_API Tensor sqrt(const Tensor& x);
 
 ACC_API Tensor sum(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 ACC_API Tensor mean(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);

@@ -48,6 +48,16 @@ def divide(a, b) -> Tensor:
     return _core.divide(*coerce_pair(a, b))
 
 
+def maximum(a, b) -> Tensor:
+    """Element-wise maximum; a nan operand gives nan (NumPy's maximum, not fmax)."""
+    return _core.maximum(*coerce_pair(a, b))
+
+
+def minimum(a, b) -> Tensor:
+    """Element-wise minimum; a nan operand gives nan."""
+    return _core.minimum(*coerce_pair(a, b))
+
+
 def negative(x) -> Tensor:
     return _core.negative(_tensor(x))
 
@@ -70,6 +80,18 @@ def relu(x) -> Tensor:
 
 def sigmoid(x) -> Tensor:
     return _core.sigmoid(_tensor(x))
+
+
+def abs(x) -> Tensor:  # noqa: A001 - NumPy's name
+    return _core.abs(_tensor(x))
+
+
+def square(x) -> Tensor:
+    return _core.square(_tensor(x))
+
+
+def sqrt(x) -> Tensor:
+    return _core.sqrt(_tensor(x))
 
 
 def sum(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - NumPy's name

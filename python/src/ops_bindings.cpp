@@ -36,12 +36,17 @@ void bind_ops(nb::module_& m) {
   def_binary<&subtract>(m, "subtract");
   def_binary<&multiply>(m, "multiply");
   def_binary<&divide>(m, "divide");
+  def_binary<&maximum>(m, "maximum");
+  def_binary<&minimum>(m, "minimum");
   def_unary<&neg>(m, "negative");
   def_unary<&exp>(m, "exp");
   def_unary<&log>(m, "log");
   def_unary<&tanh>(m, "tanh");
   def_unary<&relu>(m, "relu");
   def_unary<&sigmoid>(m, "sigmoid");
+  def_unary<&accelera::abs>(m, "abs");
+  def_unary<&square>(m, "square");
+  def_unary<&accelera::sqrt>(m, "sqrt");
   def_reduce<&sum>(m, "sum");
   def_reduce<&mean>(m, "mean");
   def_reduce<&max>(m, "max");

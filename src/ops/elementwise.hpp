@@ -9,8 +9,10 @@
 // arithmetic operators on floating values, integer literals, and the primitives below, which every
 // backend implements once for each element type it computes (and, on OpenCL, for float8 vectors):
 //   acc_neg, acc_add, acc_sub, acc_mul   integer-safe arithmetic: integers wrap as in NumPy
-//   acc_exp, acc_log, acc_tanh           the float functions, with libm's special values
-//   acc_relu                             max(x, 0) that propagates nan, as NumPy's maximum does
+//   acc_abs                              |x| (the most negative integer stays itself, as in NumPy)
+//   acc_exp, acc_log, acc_tanh, acc_sqrt the float functions, with libm's special values
+//   acc_max, acc_min                     NumPy's maximum and minimum: a nan operand gives nan
+//   acc_relu                             max(x, 0) that propagates nan
 // Kinds: `floating` functions compute float dtypes (integer and bool inputs are computed in float64, as
 // NumPy does); `arithmetic` ones compute floats and integers of the input's own dtype.
 #include "accelera/core/tensor.hpp"
@@ -23,14 +25,19 @@
   X(log, floating, acc_log(x))         \
   X(tanh, floating, acc_tanh(x))       \
   X(relu, arithmetic, acc_relu(x))     \
-  X(sigmoid, floating, 1 / (1 + acc_exp(-x)))
+  X(sigmoid, floating, 1 / (1 + acc_exp(-x))) \
+  X(abs, arithmetic, acc_abs(x))       \
+  X(square, arithmetic, acc_mul(x, x)) \
+  X(sqrt, floating, acc_sqrt(x))
 
 // X(name, kind, expression of x and y); operands arrive broadcast to the output's shape.
 #define ACC_BINARY_FUNCTIONS(X)            \
   X(add, arithmetic, acc_add(x, y))        \
   X(subtract, arithmetic, acc_sub(x, y))   \
   X(multiply, arithmetic, acc_mul(x, y))   \
-  X(divide, floating, x / y)
+  X(divide, floating, x / y)               \
+  X(maximum, arithmetic, acc_max(x, y))    \
+  X(minimum, arithmetic, acc_min(x, y))
 
 namespace accelera {
 

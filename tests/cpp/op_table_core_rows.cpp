@@ -94,6 +94,9 @@ const std::map<std::string, UnaryReference>& unary_references() {
       {"tanh", {-5, 5, [](double x) { return std::tanh(x); }}},
       {"relu", {-5, 5, [](double x) { return x > 0 ? x : 0.0; }}},
       {"sigmoid", {-20, 20, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }}},
+      {"abs", {-5, 5, [](double x) { return std::fabs(x); }}},
+      {"square", {-5, 5, [](double x) { return x * x; }}},
+      {"sqrt", {0, 100, [](double x) { return std::sqrt(x); }}},
   };
   return refs;
 }
@@ -109,6 +112,8 @@ const std::map<std::string, BinaryReference>& binary_references() {
       {"subtract", {-5, 5, [](double x, double y) { return x - y; }}},
       {"multiply", {-5, 5, [](double x, double y) { return x * y; }}},
       {"divide", {0.5, 2, [](double x, double y) { return x / y; }}},
+      {"maximum", {-5, 5, [](double x, double y) { return std::max(x, y); }}},
+      {"minimum", {-5, 5, [](double x, double y) { return std::min(x, y); }}},
   };
   return refs;
 }

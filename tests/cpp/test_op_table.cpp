@@ -70,8 +70,10 @@ TEST_P(OpTableTest, MatchesFloat64InEveryRegisteredDtype) {
         ADD_FAILURE() << row.op << " ran in " << accelera::dtype_name(dt) << " on " << device.str()
                       << " though no kernel is registered for it";
       } catch (const accelera::NotSupportedError& e) {
+        // A backward row's case runs its forward first, which is refused first: it names the forward op.
         const std::string msg = e.what();
-        for (const std::string part : {row.op, device.str(), std::string(accelera::dtype_name(dt))}) {
+        const std::string op = row.op.ends_with("_backward") ? row.op.substr(0, row.op.size() - 9) : row.op;
+        for (const std::string part : {op, device.str(), std::string(accelera::dtype_name(dt))}) {
           EXPECT_NE(msg.find(part), std::string::npos) << part << " missing from: " << msg;
         }
       }

@@ -2,6 +2,7 @@
 // The CPU's primitives of the element-wise dialect (Note [Element-wise functions] in ops/elementwise.hpp),
 // for the element types it computes. Written so that GCC and Clang vectorise them inside
 // `#pragma omp simd` loops: the float functions are vector_math.hpp's branch-free ones.
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -39,6 +40,27 @@ ACC_CPU_WRAPPING(acc_add, +)
 ACC_CPU_WRAPPING(acc_sub, -)
 ACC_CPU_WRAPPING(acc_mul, *)
 #undef ACC_CPU_WRAPPING
+
+template <typename T>
+inline T acc_abs(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return x < T{0} ? acc_neg(x) : x;
+  } else {
+    return x < T{0} ? -x : (x == T{0} ? T{0} : x);  // |-0| = +0; nan stays nan
+  }
+}
+template <typename T>
+inline T acc_sqrt(T x) {
+  return std::sqrt(x);
+}
+template <typename T>
+inline T acc_max(T x, T y) {
+  return x != x || x > y ? x : y;
+}
+template <typename T>
+inline T acc_min(T x, T y) {
+  return x != x || x < y ? x : y;
+}
 
 template <typename T>
 inline T acc_exp(T x) {

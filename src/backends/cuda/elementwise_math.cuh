@@ -35,6 +35,27 @@ ACC_CUDA_WRAPPING(acc_mul, *)
 #undef ACC_CUDA_WRAPPING
 
 template <typename C>
+__device__ inline C acc_abs(C x) {
+  if constexpr (std::is_integral_v<C>) {
+    return x < C{0} ? acc_neg(x) : x;
+  } else {
+    return fabs(x);
+  }
+}
+template <typename C>
+__device__ inline C acc_sqrt(C x) {
+  return sqrt_of(x);
+}
+template <typename C>
+__device__ inline C acc_max(C x, C y) {
+  return x != x || x > y ? x : y;
+}
+template <typename C>
+__device__ inline C acc_min(C x, C y) {
+  return x != x || x < y ? x : y;
+}
+
+template <typename C>
 __device__ inline C acc_exp(C x) {
   return exp_of(x);
 }

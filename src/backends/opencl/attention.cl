@@ -15,22 +15,17 @@ __kernel void attention(const long lq, const long lk, const int d, const long q_
   const bool active = i < lq;
   const long offset = lk - lq;
   T qr[HEAD_DIM_MAX], o[HEAD_DIM_MAX], s[TILE];
-  for (int c = 0; c < d; ++c) {
-    qr[c] = active ? q[qo + (h * lq + i) * d + c] : (T)0;
-    o[c] = 0;
-  }
+  load_row(qr, q + qo + (h * lq + i) * d, active, d);
+  for (int c = 0; c < d; ++c) o[c] = 0;
   T m = -INFINITY, l = 0;
   const long last_visible = causal ? i + offset : lk - 1;  // this query's last key
-  const long key_end = causal ? clamp(q0 + lsize + offset, (long)0, lk) : lk;
+  const long key_end = visible_key_end(causal, q0 + lsize, lq, lk);
   for (long k0 = 0; k0 < key_end; k0 += TILE) {
     const int nk = (int)min((long)TILE, key_end - k0);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int idx = lid; idx < nk * d; idx += lsize) {
-      ks[idx] = k[ko + (h * lk + k0) * d + idx];
-      vs[idx] = v[vo + (h * lk + k0) * d + idx];
-    }
+    stage_pair(ks, vs, k + ko, v + vo, (h * lk + k0) * d, nk * d);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int visible = active ? (int)clamp(last_visible - k0 + 1, (long)0, (long)nk) : 0;
+    const int visible = active ? visible_in_tile(last_visible, k0, nk) : 0;
     if (visible == 0) continue;
     T tile_max = -INFINITY;
     for (int j = 0; j < visible; ++j) {

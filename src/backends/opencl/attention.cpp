@@ -1,7 +1,8 @@
 // Flash attention on OpenCL devices: forward (attention.cl) and the FlashAttention-2 backward
-// (attention_delta.cl, attention_backward_kv.cl, attention_backward_q.cl). Private rows are sized by a
-// head-dim bucket (64, 128 or 256) so that few programs are built; tiles are sized from the device's
-// local memory and work-groups from what the device allows the kernel, both queried.
+// (attention_delta.cl, attention_backward_kv.cl, attention_backward_q.cl), with attention_common.cl's
+// helpers before each. Private rows are sized by a head-dim bucket (64, 128 or 256) so that few programs
+// are built; tiles are sized from the device's local memory and work-groups from what the device allows
+// the kernel, both queried.
 #include "backends/opencl/nn_common.hpp"
 #include "ops/attention.hpp"
 
@@ -44,7 +45,8 @@ void attention_kernel(const Tensor& q, const Tensor& k, const Tensor& v, double 
   const cl_long bh = q.dim(0), lq = q.dim(1), lk = k.dim(1);
   const cl_int d = static_cast<cl_int>(q.dim(2));
   const std::size_t tile = tile_rows(dev, d, q.itemsize(), 2, 0);
-  const Kernel kernel = make_kernel(dev, "attention", options(dev, q.dtype(), d, tile));
+  const Kernel kernel =
+      make_kernel(dev, "attention", options(dev, q.dtype(), d, tile), embedded_source("attention_common"));
   const std::size_t local = group_size(dev, kernel);
   const cl_long q_blocks = (lq + static_cast<cl_long>(local) - 1) / static_cast<cl_long>(local);
   with_scalar(q.dtype(), scale, [&](auto s) {
@@ -85,7 +87,8 @@ void attention_backward_kernel(const Tensor& grad, const Tensor& q, const Tensor
   launch(dev, delta_kernel, static_cast<std::size_t>(bh * lq), 64, "launching attention_delta");
 
   const std::size_t kv_tile = tile_rows(dev, d, item, 2, 2);
-  const Kernel kv = make_kernel(dev, "attention_backward_kv", options(dev, q.dtype(), d, kv_tile));
+  const Kernel kv = make_kernel(dev, "attention_backward_kv", options(dev, q.dtype(), d, kv_tile),
+                                  embedded_source("attention_common"));
   const std::size_t kv_local = group_size(dev, kv);
   const cl_long k_blocks = (lk + static_cast<cl_long>(kv_local) - 1) / static_cast<cl_long>(kv_local);
   with_scalar(q.dtype(), scale, [&](auto s) {
@@ -99,7 +102,8 @@ void attention_backward_kernel(const Tensor& grad, const Tensor& q, const Tensor
   launch(dev, kv, static_cast<std::size_t>(bh * k_blocks) * kv_local, kv_local, "launching attention_backward_kv");
 
   const std::size_t q_tile = tile_rows(dev, d, item, 2, 0);
-  const Kernel qk = make_kernel(dev, "attention_backward_q", options(dev, q.dtype(), d, q_tile));
+  const Kernel qk = make_kernel(dev, "attention_backward_q", options(dev, q.dtype(), d, q_tile),
+                                  embedded_source("attention_common"));
   const std::size_t q_local = group_size(dev, qk);
   const cl_long q_blocks = (lq + static_cast<cl_long>(q_local) - 1) / static_cast<cl_long>(q_local);
   with_scalar(q.dtype(), scale, [&](auto s) {

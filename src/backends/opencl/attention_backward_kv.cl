@@ -14,25 +14,18 @@ __kernel void attention_backward_kv(const long lq, const long lk, const int d, c
   const bool active = j < lk;
   const long offset = lk - lq;
   T kr[HEAD_DIM_MAX], vr[HEAD_DIM_MAX], dkr[HEAD_DIM_MAX], dvr[HEAD_DIM_MAX];
+  load_row(kr, k + ko + (h * lk + j) * d, active, d);
+  load_row(vr, v + vo + (h * lk + j) * d, active, d);
   for (int c = 0; c < d; ++c) {
-    kr[c] = active ? k[ko + (h * lk + j) * d + c] : (T)0;
-    vr[c] = active ? v[vo + (h * lk + j) * d + c] : (T)0;
     dkr[c] = 0;
     dvr[c] = 0;
   }
   const long j0 = (group % k_blocks) * lsize;
-  const long first = causal ? clamp(j0 - offset, (long)0, lq) : 0;  // the first query that sees key j0
-  for (long i0 = first; i0 < lq; i0 += TILE) {
+  for (long i0 = first_viewing_query(causal, j0, lq, lk); i0 < lq; i0 += TILE) {
     const int nq = (int)min((long)TILE, lq - i0);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int idx = lid; idx < nq * d; idx += lsize) {
-      qs[idx] = q[qo + (h * lq + i0) * d + idx];
-      gs[idx] = grad[go + (h * lq + i0) * d + idx];
-    }
-    for (int idx = lid; idx < nq; idx += lsize) {
-      ls[idx] = lse[lo + h * lq + i0 + idx];
-      ds[idx] = delta[h * lq + i0 + idx];
-    }
+    stage_pair(qs, gs, q + qo, grad + go, (h * lq + i0) * d, nq * d);
+    stage_pair(ls, ds, lse + lo, delta, h * lq + i0, nq);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!active) continue;
     for (int r = 0; r < nq; ++r) {

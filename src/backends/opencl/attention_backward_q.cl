@@ -13,24 +13,19 @@ __kernel void attention_backward_q(const long lq, const long lk, const int d, co
   const bool active = i < lq;
   const long offset = lk - lq;
   T qr[HEAD_DIM_MAX], gr[HEAD_DIM_MAX], dqr[HEAD_DIM_MAX];
-  for (int c = 0; c < d; ++c) {
-    qr[c] = active ? q[qo + (h * lq + i) * d + c] : (T)0;
-    gr[c] = active ? grad[go + (h * lq + i) * d + c] : (T)0;
-    dqr[c] = 0;
-  }
+  load_row(qr, q + qo + (h * lq + i) * d, active, d);
+  load_row(gr, grad + go + (h * lq + i) * d, active, d);
+  for (int c = 0; c < d; ++c) dqr[c] = 0;
   const T l = active ? lse[lo + h * lq + i] : -INFINITY;
   const T di = active ? delta[h * lq + i] : (T)0;
   const long last_visible = (l == -INFINITY) ? -1 : (causal ? i + offset : lk - 1);
-  const long key_end = causal ? clamp(q0 + lsize + offset, (long)0, lk) : lk;
+  const long key_end = visible_key_end(causal, q0 + lsize, lq, lk);
   for (long k0 = 0; k0 < key_end; k0 += TILE) {
     const int nk = (int)min((long)TILE, key_end - k0);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int idx = lid; idx < nk * d; idx += lsize) {
-      ks[idx] = k[ko + (h * lk + k0) * d + idx];
-      vs[idx] = v[vo + (h * lk + k0) * d + idx];
-    }
+    stage_pair(ks, vs, k + ko, v + vo, (h * lk + k0) * d, nk * d);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int visible = (int)clamp(last_visible - k0 + 1, (long)0, (long)nk);
+    const int visible = visible_in_tile(last_visible, k0, nk);
     for (int j = 0; j < visible; ++j) {
       T s = 0, dp = 0;
       for (int c = 0; c < d; ++c) {
