@@ -108,9 +108,9 @@ CudaDevice& CudaInterface::ready(int index) const {
     for (cudaStream_t& s : d.streams) {
       ACC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "creating a stream on " + d.name);
     }
-    ACC_CUBLAS_CHECK(cublasCreate(&d.cublas), "creating a cuBLAS handle on " + d.name);
-    ACC_CUBLAS_CHECK(cublasSetStream(d.cublas, d.compute()), "binding cuBLAS to the compute stream");
-    ACC_CUBLAS_CHECK(cublasLtCreate(&d.cublas_lt), "creating a cuBLASLt handle on " + d.name);
+    ACC_CUDA_CHECK(cublasCreate(&d.cublas), "creating a cuBLAS handle on " + d.name);
+    ACC_CUDA_CHECK(cublasSetStream(d.cublas, d.compute()), "binding cuBLAS to the compute stream");
+    ACC_CUDA_CHECK(cublasLtCreate(&d.cublas_lt), "creating a cuBLASLt handle on " + d.name);
   });
   return d;
 }

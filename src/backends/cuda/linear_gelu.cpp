@@ -44,7 +44,7 @@ using Preference = LtObject<cublasLtMatmulPreference_t, cublasLtMatmulPreference
 
 template <typename V>
 void set_desc(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, const V& value, const char* what) {
-  ACC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof(value)), what);
+  ACC_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof(value)), what);
 }
 
 cudaDataType lt_type(DType dtype) { return dtype == DType::f16 ? CUDA_R_16F : CUDA_R_16BF; }
@@ -59,7 +59,7 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
                                           out.device().str());
   // Column-major view: out^T (features x rows) = W (in x features)^T . x^T (in x rows).
   MatmulDesc desc;
-  ACC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc.handle, CUBLAS_COMPUTE_32F, CUDA_R_32F), context);
+  ACC_CUDA_CHECK(cublasLtMatmulDescCreate(&desc.handle, CUBLAS_COMPUTE_32F, CUDA_R_32F), context);
   set_desc(desc.handle, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T, "setting transa");
   set_desc(desc.handle, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N, "setting transb");
   set_desc(desc.handle, CUBLASLT_MATMUL_DESC_EPILOGUE,
@@ -71,16 +71,16 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
              "setting the bias type");
   }
   MatrixLayout a, b, c;
-  ACC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a.handle, type, in, features, static_cast<std::int64_t>(in)), context);
-  ACC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b.handle, type, in, rows, static_cast<std::int64_t>(in)), context);
-  ACC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c.handle, type, features, rows, static_cast<std::int64_t>(features)),
-                   context);
+  ACC_CUDA_CHECK(cublasLtMatrixLayoutCreate(&a.handle, type, in, features, static_cast<std::int64_t>(in)), context);
+  ACC_CUDA_CHECK(cublasLtMatrixLayoutCreate(&b.handle, type, in, rows, static_cast<std::int64_t>(in)), context);
+  ACC_CUDA_CHECK(cublasLtMatrixLayoutCreate(&c.handle, type, features, rows, static_cast<std::int64_t>(features)),
+                 context);
   Preference preference;
-  ACC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference.handle), context);
+  ACC_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&preference.handle), context);
   const std::uint64_t workspace_limit = kWorkspaceBytes;
-  ACC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference.handle, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                        &workspace_limit, sizeof(workspace_limit)),
-                   context);
+  ACC_CUDA_CHECK(cublasLtMatmulPreferenceSetAttribute(preference.handle, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                      &workspace_limit, sizeof(workspace_limit)),
+                 context);
   cublasLtMatmulHeuristicResult_t choice{};
   int found = 0;
   const cublasStatus_t query = cublasLtMatmulAlgoGetHeuristic(d.cublas_lt, desc.handle, a.handle, b.handle, c.handle,
@@ -91,7 +91,7 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
                   context);
     return false;
   }
-  ACC_CUBLAS_CHECK(query, context);
+  ACC_CUDA_CHECK(query, context);
   // Workspace from the caching allocator: freed back to the cache on return, reused only by later work on
   // the compute stream (Note [CUDA memory and streams]).
   const Tensor workspace =
@@ -100,11 +100,11 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
           : Tensor();
   const float alpha = 1.0f, beta = 0.0f;
   std::lock_guard lock(d.cublas_mutex);  // one cuBLAS(Lt) call at a time per device, as matmul does
-  ACC_CUBLAS_CHECK(cublasLtMatmul(d.cublas_lt, desc.handle, &alpha, weight.data_ptr(), a.handle, x.data_ptr(), b.handle,
-                                  &beta, out.data_ptr(), c.handle, out.data_ptr(), c.handle, &choice.algo,
-                                  workspace.defined() ? workspace.data_ptr() : nullptr, choice.workspaceSize,
-                                  d.compute()),
-                   context);
+  ACC_CUDA_CHECK(cublasLtMatmul(d.cublas_lt, desc.handle, &alpha, weight.data_ptr(), a.handle, x.data_ptr(), b.handle,
+                                &beta, out.data_ptr(), c.handle, out.data_ptr(), c.handle, &choice.algo,
+                                workspace.defined() ? workspace.data_ptr() : nullptr, choice.workspaceSize,
+                                d.compute()),
+                 context);
   return true;
 }
 

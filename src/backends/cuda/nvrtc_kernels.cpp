@@ -21,8 +21,8 @@ namespace {
 class Program {
  public:
   Program(const std::string& source, const std::string& name) {
-    ACC_NVRTC_CHECK(nvrtcCreateProgram(&m_program, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr),
-                    "creating an NVRTC program for kernel '" + name + "'");
+    ACC_CUDA_CHECK(nvrtcCreateProgram(&m_program, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr),
+                   "creating an NVRTC program for kernel '" + name + "'");
   }
   ~Program() { nvrtcDestroyProgram(&m_program); }
   Program(const Program&) = delete;
@@ -49,9 +49,9 @@ struct Target {
 
 Target target_for(const CudaDevice& d) {
   int count = 0;
-  ACC_NVRTC_CHECK(nvrtcGetNumSupportedArchs(&count), "listing NVRTC architectures");
+  ACC_CUDA_CHECK(nvrtcGetNumSupportedArchs(&count), "listing NVRTC architectures");
   std::vector<int> archs(static_cast<std::size_t>(count));
-  ACC_NVRTC_CHECK(nvrtcGetSupportedArchs(archs.data()), "listing NVRTC architectures");
+  ACC_CUDA_CHECK(nvrtcGetSupportedArchs(archs.data()), "listing NVRTC architectures");
   const int cc = d.cc_major * 10 + d.cc_minor;
   if (std::ranges::find(archs, cc) != archs.end()) return {fmt::format("--gpu-architecture=sm_{}", cc), true};
   int best = 0;
@@ -78,7 +78,7 @@ Built build(const CudaDevice& d, const Target& target, const std::string& name, 
   Program program(source, name);
   // The address of the kernel: valid for extern "C" functions and C++ names (templates instances too).
   const std::string expression = "&" + name;
-  ACC_NVRTC_CHECK(nvrtcAddNameExpression(program.get(), expression.c_str()), "naming kernel '" + name + "'");
+  ACC_CUDA_CHECK(nvrtcAddNameExpression(program.get(), expression.c_str()), "naming kernel '" + name + "'");
   std::vector<std::string> words = split_options(options);
   words.push_back(target.option);
   const bool has_std = std::ranges::any_of(words, [](const std::string& w) { return w.find("-std") != std::string::npos; });
@@ -91,7 +91,7 @@ Built build(const CudaDevice& d, const Target& target, const std::string& name, 
     throw ValueError(fmt::format("compiling CUDA kernel '{}' for cuda:{} failed ({}) with options '{}':\n{}", name,
                                  d.index, nvrtcGetErrorString(status), fmt::join(words, " "), program.log()));
   }
-  ACC_NVRTC_CHECK(status, "compiling kernel '" + name + "'");
+  ACC_CUDA_CHECK(status, "compiling kernel '" + name + "'");
   const char* lowered = nullptr;
   const nvrtcResult found = nvrtcGetLoweredName(program.get(), expression.c_str(), &lowered);
   ACC_CHECK(found == NVRTC_SUCCESS, ValueError, "kernel '{}' is not a __global__ function of its source ({})", name,
@@ -99,13 +99,13 @@ Built build(const CudaDevice& d, const Target& target, const std::string& name, 
   Built built{lowered, {}};
   std::size_t size = 0;
   if (target.cubin) {
-    ACC_NVRTC_CHECK(nvrtcGetCUBINSize(program.get(), &size), "reading a cubin");
+    ACC_CUDA_CHECK(nvrtcGetCUBINSize(program.get(), &size), "reading a cubin");
     built.image.resize(size);
-    ACC_NVRTC_CHECK(nvrtcGetCUBIN(program.get(), built.image.data()), "reading a cubin");
+    ACC_CUDA_CHECK(nvrtcGetCUBIN(program.get(), built.image.data()), "reading a cubin");
   } else {
-    ACC_NVRTC_CHECK(nvrtcGetPTXSize(program.get(), &size), "reading PTX");  // includes the final NUL
+    ACC_CUDA_CHECK(nvrtcGetPTXSize(program.get(), &size), "reading PTX");  // includes the final NUL
     built.image.resize(size);
-    ACC_NVRTC_CHECK(nvrtcGetPTX(program.get(), built.image.data()), "reading PTX");
+    ACC_CUDA_CHECK(nvrtcGetPTX(program.get(), built.image.data()), "reading PTX");
   }
   return built;
 }
@@ -227,7 +227,7 @@ std::shared_ptr<CompiledKernel> CudaInterface::compile_kernel(int index, const s
   const CudaDevice& d = ready(index);
   const Target target = target_for(d);
   int major = 0, minor = 0;
-  ACC_NVRTC_CHECK(nvrtcVersion(&major, &minor), "querying the NVRTC version");
+  ACC_CUDA_CHECK(nvrtcVersion(&major, &minor), "querying the NVRTC version");
   const std::string key = fmt::format("cuda nvrtc {}.{}\n{}\n{}\n{}\n{}", major, minor, target.option, options, name,
                                       source);
   Built built;

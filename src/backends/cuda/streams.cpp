@@ -10,13 +10,8 @@ namespace {
 class CudaEvent final : public Event {
  public:
   explicit CudaEvent(cudaEvent_t event) : m_event(event) {}
-  ~CudaEvent() override {
-    // At process exit the runtime may be unloaded before the last event: nothing is left to release then.
-    const cudaError_t status = cudaEventDestroy(m_event);
-    if (status != cudaSuccess && status != cudaErrorCudartUnloading) {
-      ACC_LOG_ERROR("cudaEventDestroy failed: {}", cudaGetErrorName(status));
-    }
-  }
+  // At process exit the runtime may be unloaded before the last event: log_failure says nothing then.
+  ~CudaEvent() override { log_failure(cudaEventDestroy(m_event), "cudaEventDestroy"); }
   CudaEvent(const CudaEvent&) = delete;
   CudaEvent& operator=(const CudaEvent&) = delete;
 
@@ -24,10 +19,10 @@ class CudaEvent final : public Event {
   bool query() override {
     const cudaError_t status = cudaEventQuery(m_event);
     if (status == cudaErrorNotReady) {
-      cudaGetLastError();  // "not ready" is an answer, not an error
+      clear_error(status);  // an answer, not an error (Note [CUDA last error])
       return false;
     }
-    ACC_CUDA_CHECK(status, "querying an event");
+    ACC_CUDA_CHECK(status, "querying an event");  // throw_status clears it
     return true;
   }
   cudaEvent_t get() const noexcept { return m_event; }
@@ -54,7 +49,7 @@ cudaEvent_t new_event_after(cudaStream_t stream) {
   ACC_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
   const cudaError_t status = cudaEventRecord(event, stream);
   if (status != cudaSuccess) {
-    cudaEventDestroy(event);
+    log_failure(cudaEventDestroy(event), "cudaEventDestroy");
     ACC_CUDA_CHECK(status, "recording an event");
   }
   return event;
