@@ -15,7 +15,10 @@
 // - The first asynchronous copy that touches a storage makes its stream wait for the compute work queued
 //   so far: the block may be a reused one that earlier kernels still read or write. Later copies to the
 //   same storage (a pipeline's slots) are ordered by the caller's events only, so they overlap compute.
-// - cudaFree, called only when the cache is emptied, waits for the whole device.
+// - Returning a cached block to the driver (empty_cache, a flush before retrying a failed cudaMalloc, a
+//   budget cut) synchronises the device first: a cached block may still be used by queued kernels, and
+//   cudaFree is only documented as one that "may" synchronise. DeviceMemory::raw_free does it, under
+//   the allocator's lock and without throwing.
 // Pinned staging buffers come from a second CachingAllocator over cudaHostAlloc (portable pinned memory),
 // so repeated staging allocations do not pay for pinning each time; their lifetime is the caller's
 // business as Note [Streams and events] says.
@@ -25,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -39,12 +43,17 @@ namespace accelera::cuda {
 class DeviceGuard {
  public:
   explicit DeviceGuard(int index);
+  // For code that must not throw (raw_free runs under the allocator's lock): status() says whether
+  // `index` became current; the previous device is restored either way.
+  DeviceGuard(int index, std::nothrow_t) noexcept;
   ~DeviceGuard();
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;
+  cudaError_t status() const noexcept { return m_status; }
 
  private:
   int m_previous = -1;  // -1: nothing to restore
+  cudaError_t m_status = cudaSuccess;
 };
 
 class DeviceMemory final : public RawAllocator {
