@@ -1,14 +1,158 @@
 // The CUDA backend's host-side logic, on the CPU (no GPU needed; these suites are not named Cuda*, so they
-// run everywhere): the typed errors of the status checks.
+// run everywhere): the pending-use list and staging-block registry of Note [CUDA memory and streams], and
+// the typed errors of the status checks. The same behaviour on a device is tested in test_cuda_streams.cpp
+// (label `gpu`).
 #include <gtest/gtest.h>
 
-#include <string>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "backends/cuda/pending_uses.hpp"
 
 #ifdef ACCELERA_TEST_CUDA
 #include "backends/cuda/cuda_check.hpp"
 #endif
 
 namespace {
+
+using accelera::cuda::EventState;
+
+// Fake events: an index into a table of states the test sets.
+struct FakeEvents {
+  std::vector<std::atomic<int>> states;
+  explicit FakeEvents(std::size_t n) : states(n) {}
+  void set(int e, EventState s) { states[static_cast<std::size_t>(e)] = static_cast<int>(s); }
+  EventState operator()(int e) const { return static_cast<EventState>(states[static_cast<std::size_t>(e)].load()); }
+};
+
+// A block that counts its return to the pool.
+std::shared_ptr<const void> counted_block(std::atomic<int>& returned) {
+  return std::shared_ptr<const void>(new int(0), [&returned](const void* p) {
+    delete static_cast<const int*>(p);
+    ++returned;
+  });
+}
+
+TEST(PendingUses, ReleasesOnlyWhatHasCompleted) {
+  accelera::cuda::PendingUses<int> pending;
+  FakeEvents events(4);
+  std::atomic<int> returned{0};
+  for (int e = 0; e < 4; ++e) pending.add(e, {counted_block(returned)});
+  events.set(1, EventState::done);
+  events.set(3, EventState::failed);  // the work will never run: released too
+  auto finished = pending.take_finished(events);
+  ASSERT_EQ(finished.size(), 2u);
+  EXPECT_EQ(finished[0].done, 1);
+  EXPECT_EQ(finished[1].done, 3);
+  EXPECT_EQ(pending.size(), 2u);
+  EXPECT_EQ(returned, 0);  // the caller drops them, outside the list's lock
+  finished.clear();
+  EXPECT_EQ(returned, 2);
+  events.set(0, EventState::done);
+  events.set(2, EventState::done);
+  pending.take_finished(events);
+  EXPECT_EQ(pending.size(), 0u);
+  EXPECT_EQ(returned, 4);
+}
+
+// The defect synchronize() had: after synchronising its streams a thread released every pending use,
+// including one another thread added after those waits, whose copy was still running. The list only ever
+// releases uses whose own event has completed.
+TEST(PendingUses, AUseAddedAfterASynchronisationStaysUntilItsEventCompletes) {
+  accelera::cuda::PendingUses<int> pending;
+  FakeEvents events(2);
+  std::atomic<int> returned{0};
+  pending.add(0, {counted_block(returned)});
+  events.set(0, EventState::done);            // thread A: its streams are synchronised...
+  pending.add(1, {counted_block(returned)});  // ...thread B enqueues a copy meanwhile...
+  pending.take_finished(events);              // ...A releases what has finished
+  EXPECT_EQ(returned, 1);
+  EXPECT_EQ(pending.size(), 1u);
+  events.set(1, EventState::done);
+  pending.take_finished(events);
+  EXPECT_EQ(returned, 2);
+}
+
+TEST(PendingUses, ConcurrentAddsAndReleasesNeverReleaseAPendingUse) {
+  constexpr int kUses = 4000;
+  accelera::cuda::PendingUses<int> pending;
+  FakeEvents events(kUses);
+  std::vector<std::atomic<bool>> released(kUses);
+  std::atomic<int> violations{0};
+  std::atomic<bool> adding{true};
+  std::thread adder([&] {
+    for (int e = 0; e < kUses; ++e) {
+      auto keep = std::shared_ptr<const void>(new int(e), [&, e](const void* p) {
+        delete static_cast<const int*>(p);
+        if (events(e) == EventState::pending) ++violations;
+        released[static_cast<std::size_t>(e)] = true;
+      });
+      pending.add(e, {std::move(keep)});
+      if (e >= 3) events.set(e - 3, EventState::done);  // copies finish a little later
+    }
+    adding = false;
+  });
+  std::thread releaser([&] {
+    while (adding) pending.take_finished(events);
+  });
+  adder.join();
+  releaser.join();
+  for (int e = kUses - 3; e < kUses; ++e) events.set(e, EventState::done);
+  pending.take_finished(events);
+  EXPECT_EQ(violations, 0);
+  EXPECT_EQ(pending.size(), 0u);
+  for (const auto& r : released) EXPECT_TRUE(r);
+}
+
+// Record-stream semantics for host staging: a buffer freed while a copy that uses it is in flight returns
+// to the pool only once that copy's event has completed.
+TEST(StagingBlocks, AFreedBufferReturnsToThePoolOnlyAfterItsCopy) {
+  accelera::cuda::StagingBlocks staging;
+  accelera::cuda::PendingUses<int> pending;
+  FakeEvents events(1);
+  std::atomic<int> returned{0};
+  std::vector<unsigned char> memory(4096);
+  const void* data = memory.data() + 1024;
+  std::shared_ptr<const void> buffer(data, [&returned](const void*) { ++returned; });  // the pool's deleter
+  staging.add(data, 1024, buffer);
+  // A copy reading from inside the buffer keeps it; addresses outside it are not staging memory.
+  auto found = staging.find(memory.data() + 1024 + 100);
+  ASSERT_EQ(found, buffer);
+  EXPECT_EQ(staging.find(memory.data() + 1023), nullptr);
+  EXPECT_EQ(staging.find(memory.data() + 2048), nullptr);
+  pending.add(0, {std::move(found)});
+  // The user frees the buffer while the copy runs.
+  staging.remove(data);
+  buffer.reset();
+  EXPECT_EQ(returned, 0);
+  pending.take_finished(events);
+  EXPECT_EQ(returned, 0);  // still pending
+  events.set(0, EventState::done);
+  pending.take_finished(events);
+  EXPECT_EQ(returned, 1);
+  EXPECT_EQ(staging.find(memory.data() + 1024), nullptr);
+}
+
+TEST(StagingBlocks, FindsTheRightBlockAmongMany) {
+  accelera::cuda::StagingBlocks staging;
+  std::vector<unsigned char> memory(1 << 16);
+  std::vector<std::shared_ptr<const void>> blocks;
+  for (int i = 0; i < 16; ++i) {
+    const void* p = memory.data() + i * 4096;
+    blocks.emplace_back(p, [](const void*) {});
+    staging.add(p, 1000, blocks.back());
+  }
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(staging.find(memory.data() + i * 4096 + 999), blocks[static_cast<std::size_t>(i)]) << i;
+    EXPECT_EQ(staging.find(memory.data() + i * 4096 + 1000), nullptr) << i;  // past the block's size
+  }
+  blocks[3].reset();  // a buffer gone without remove(): never found again (weak reference)
+  EXPECT_EQ(staging.find(memory.data() + 3 * 4096), nullptr);
+}
 
 #ifdef ACCELERA_TEST_CUDA
 

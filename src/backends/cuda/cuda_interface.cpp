@@ -80,6 +80,8 @@ void* PinnedMemory::raw_allocate(std::size_t nbytes) {
   return ptr;
 }
 
+// A pinned block reaches the pool only after the copies that use it have completed (Note [CUDA memory
+// and streams]), so nothing on the device still reads or writes it here.
 void PinnedMemory::raw_free(void* ptr, std::size_t) noexcept { log_failure(cudaFreeHost(ptr), "cudaFreeHost"); }
 
 CudaInterface::CudaInterface() {
@@ -178,7 +180,8 @@ void CudaInterface::synchronize(int index) {
   CudaDevice& d = ready(index);
   DeviceGuard guard(index);
   for (cudaStream_t s : d.streams) ACC_CUDA_CHECK(cudaStreamSynchronize(s), "synchronizing a stream");
-  release_finished(d, true);
+  // Not "release everything": a copy another thread enqueued after these waits may still be running.
+  release_finished(d);
 }
 
 CudaInterface& cuda_interface() {
