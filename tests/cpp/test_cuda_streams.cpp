@@ -1,6 +1,7 @@
 // Memory, streams and error state on cuda:0 (label `gpu`; every test skips, saying why, where no CUDA device
 // answers): Note [CUDA memory and streams] (record-stream protection of device blocks and pinned staging
-// blocks, synchronisation before cached blocks go back to the driver), and Note [CUDA last error]. A slow kernel (a clock64 spin, compiled by NVRTC) holds the compute
+// blocks, synchronisation before cached blocks go back to the driver), user kernels outliving their
+// module, and Note [CUDA last error]. A slow kernel (a clock64 spin, compiled by NVRTC) holds the compute
 // stream so that copies ordered after it are still in flight when the test frees their memory: the
 // outcomes are then deterministic, not a matter of timing. The host-side bookkeeping is tested on the CPU
 // in test_cuda_bookkeeping.cpp.
@@ -56,6 +57,7 @@ class CudaStreamsTest : public ::testing::Test {
 using CudaStaging = CudaStreamsTest;
 using CudaSync = CudaStreamsTest;
 using CudaCache = CudaStreamsTest;
+using CudaUserKernel = CudaStreamsTest;
 using CudaLastError = CudaStreamsTest;
 
 float* floats(const accelera::HostBuffer& b) { return static_cast<float*>(b.data()); }
@@ -141,6 +143,21 @@ TEST_F(CudaCache, FreeingCachedBlocksKeepsTheCallersCurrentDevice) {
 #else
   GTEST_SKIP() << "the test build has no CUDA runtime headers";
 #endif
+}
+
+// A kernel and its manager dropped while its launch is still queued: the module stays loaded until the
+// launch has run, so it completes and the context stays usable.
+TEST_F(CudaUserKernel, DroppingAKernelWaitsForItsLaunches) {
+  const Tensor done = accelera::zeros(Shape{1}, DType::f32, kCuda);
+  {
+    accelera::KernelManager own(kCuda);
+    auto kernel = own.compile_kernel("spin", kSpinSource, "cuda");
+    const KernelArg args[] = {std::int64_t{kSpinCycles}, done};
+    kernel->launch(args, LaunchSize{1}, LaunchSize{1});
+    kernel->launch(args, LaunchSize{1}, LaunchSize{1});
+  }
+  EXPECT_EQ(values_of(done.to(Device::cpu()))[0], 1.0);
+  EXPECT_NO_THROW(backend().synchronize(0));
 }
 
 // Statuses handled as answers (not ready, out of memory) leave no last error behind for the next launch

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 #include "backends/cuda/cuda_interface.hpp"
@@ -110,32 +111,35 @@ Built build(const CudaDevice& d, const Target& target, const std::string& name, 
   return built;
 }
 
+// Its module stays loaded until every launch of it has run: an event recorded after each launch is waited
+// for before cudaLibraryUnload (unloading code that queued launches still need is undefined behaviour).
 class NvrtcKernel final : public CompiledKernel {
  public:
   NvrtcKernel(std::string name, int index, const Built& built) : m_name(std::move(name)), m_index(index) {
     DeviceGuard guard(index);
-    ACC_CUDA_CHECK(cudaLibraryLoadData(&m_library, built.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-                   "loading kernel '" + m_name + "'");
-    const cudaError_t status = cudaLibraryGetKernel(&m_kernel, m_library, built.lowered_name.c_str());
+    ACC_CUDA_CHECK(cudaEventCreateWithFlags(&m_last_launch, cudaEventDisableTiming),
+                   "creating the launch event of kernel '" + m_name + "'");
+    cudaError_t status =
+        cudaLibraryLoadData(&m_library, built.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (status == cudaSuccess) status = cudaLibraryGetKernel(&m_kernel, m_library, built.lowered_name.c_str());
     if (status != cudaSuccess) {
-      cudaLibraryUnload(m_library);
-      ACC_CUDA_CHECK(status, "finding kernel '" + m_name + "' in its module");
+      release();  // no launch yet: nothing to wait for
+      ACC_CUDA_CHECK(status, "loading kernel '" + m_name + "' from its module");
     }
     // Parameter sizes, to check every launch's arguments: the query fails past the last parameter.
     for (std::size_t i = 0; i < 4096; ++i) {
       std::size_t offset = 0, size = 0;
-      if (cudaFuncGetParamInfo(reinterpret_cast<const void*>(m_kernel), i, &offset, &size) != cudaSuccess) {
-        cudaGetLastError();
+      if (clear_error(cudaFuncGetParamInfo(reinterpret_cast<const void*>(m_kernel), i, &offset, &size)) !=
+          cudaSuccess) {
         break;
       }
       m_param_sizes.push_back(size);
     }
   }
   ~NvrtcKernel() override {
-    const cudaError_t status = cudaLibraryUnload(m_library);
-    if (status != cudaSuccess && status != cudaErrorCudartUnloading) {
-      ACC_LOG_ERROR("unloading kernel '{}' failed: {}", m_name, cudaGetErrorName(status));
-    }
+    // An event never recorded counts as complete, so a kernel never launched does not wait.
+    log_failure(cudaEventSynchronize(m_last_launch), "waiting for the last launch of a user kernel");
+    release();
   }
   NvrtcKernel(const NvrtcKernel&) = delete;
   NvrtcKernel& operator=(const NvrtcKernel&) = delete;
@@ -145,12 +149,20 @@ class NvrtcKernel final : public CompiledKernel {
   void launch(std::span<const KernelArg> args, LaunchSize global, LaunchSize local) override;
 
  private:
+  void release() noexcept {
+    if (m_library != nullptr) log_failure(cudaLibraryUnload(m_library), "unloading a user kernel's module");
+    log_failure(cudaEventDestroy(m_last_launch), "cudaEventDestroy");
+  }
+
   std::string m_name;
   int m_index;
   cudaLibrary_t m_library = nullptr;
   cudaKernel_t m_kernel = nullptr;
   std::vector<std::size_t> m_param_sizes;
+  std::mutex m_launch_mutex;  // a launch and its event record as one step: the event follows every launch
+  cudaEvent_t m_last_launch = nullptr;
 };
+
 
 std::string arg_type(const KernelArg& arg) {
   return std::visit(
@@ -215,9 +227,11 @@ void NvrtcKernel::launch(std::span<const KernelArg> args, LaunchSize global, Lau
   const dim3 threads(static_cast<unsigned>(l[0]), static_cast<unsigned>(l[1]), static_cast<unsigned>(l[2]));
   const CudaDevice& d = cuda_device(dev);
   DeviceGuard guard(m_index);
+  std::lock_guard lock(m_launch_mutex);
   ACC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(m_kernel), blocks, threads, pointers.data(), 0,
                                   d.compute()),
                  "launching kernel '" + m_name + "'");
+  ACC_CUDA_CHECK(cudaEventRecord(m_last_launch, d.compute()), "recording the launch of kernel '" + m_name + "'");
 }
 
 }  // namespace
