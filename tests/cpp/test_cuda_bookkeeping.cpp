@@ -1,17 +1,19 @@
 // The CUDA backend's host-side logic, on the CPU (no GPU needed; these suites are not named Cuda*, so they
-// run everywhere): the pending-use list and staging-block registry of Note [CUDA memory and streams], and
-// the typed errors of the status checks. The same behaviour on a device is tested in test_cuda_streams.cpp
-// (label `gpu`).
+// run everywhere): the pending-use list and staging-block registry of Note [CUDA memory and streams],
+// per-device call_once, and the typed errors of the status checks. The same behaviour on a device is tested
+// in test_cuda_streams.cpp and test_cuda_attention.cpp (label `gpu`).
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "backends/cuda/pending_uses.hpp"
+#include "backends/cuda/per_device_once.hpp"
 
 #ifdef ACCELERA_TEST_CUDA
 #include "backends/cuda/cuda_check.hpp"
@@ -152,6 +154,32 @@ TEST(StagingBlocks, FindsTheRightBlockAmongMany) {
   }
   blocks[3].reset();  // a buffer gone without remove(): never found again (weak reference)
   EXPECT_EQ(staging.find(memory.data() + 3 * 4096), nullptr);
+}
+
+TEST(PerDeviceOnce, RunsOncePerDeviceUnderContention) {
+  accelera::cuda::PerDeviceOnce once;
+  std::atomic<int> runs[4] = {0, 0, 0, 0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 100; ++i) once.run((t + i) % 4, [&runs, d = (t + i) % 4] { ++runs[d]; });
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& r : runs) EXPECT_EQ(r, 1);
+}
+
+TEST(PerDeviceOnce, AFailedRunIsRetried) {
+  accelera::cuda::PerDeviceOnce once;
+  int attempts = 0;
+  EXPECT_THROW(once.run(0, [&] {
+    ++attempts;
+    throw std::runtime_error("cudaFuncSetAttribute failed");
+  }),
+               std::runtime_error);
+  once.run(0, [&] { ++attempts; });
+  once.run(0, [&] { ++attempts; });
+  EXPECT_EQ(attempts, 2);
 }
 
 #ifdef ACCELERA_TEST_CUDA
