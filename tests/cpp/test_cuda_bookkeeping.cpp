@@ -1,7 +1,7 @@
 // The CUDA backend's host-side logic, on the CPU (no GPU needed; these suites are not named Cuda*, so they
-// run everywhere): the pending-use list and staging-block registry of Note [CUDA memory and streams],
-// per-device call_once, and the typed errors of the status checks. The same behaviour on a device is tested
-// in test_cuda_streams.cpp and test_cuda_attention.cpp (label `gpu`).
+// run everywhere): cuBLASLt operand alignment, the pending-use list and staging-block registry of Note [CUDA
+// memory and streams], per-device call_once, and the typed errors of the status checks. The same
+// behaviour on a device is tested in test_cuda_streams.cpp and test_cuda_nn.cpp (label `gpu`).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cuda/lt_alignment.hpp"
 #include "backends/cuda/pending_uses.hpp"
 #include "backends/cuda/per_device_once.hpp"
 
@@ -22,6 +23,38 @@
 namespace {
 
 using accelera::cuda::EventState;
+using accelera::cuda::lt_alignment;
+
+TEST(LtAlignment, LargestPowerOfTwoDividingTheAddressUpTo256) {
+  EXPECT_EQ(lt_alignment(std::uintptr_t{0}), 256u);  // no operand
+  EXPECT_EQ(lt_alignment(std::uintptr_t{1}), 1u);
+  EXPECT_EQ(lt_alignment(std::uintptr_t{2}), 2u);
+  EXPECT_EQ(lt_alignment(std::uintptr_t{6}), 2u);
+  EXPECT_EQ(lt_alignment(std::uintptr_t{24}), 8u);
+  EXPECT_EQ(lt_alignment(std::uintptr_t{0x7f00'0000'0010}), 16u);
+  EXPECT_EQ(lt_alignment(std::uintptr_t{0x7f00'0000'0080}), 128u);
+  EXPECT_EQ(lt_alignment(std::uintptr_t{0x7f00'0000'0100}), 256u);
+  EXPECT_EQ(lt_alignment(std::uintptr_t{0x7f00'0001'0000}), 256u);  // capped
+  static_assert(lt_alignment(std::uintptr_t{48}) == 16u);
+}
+
+// A view at an offset of 1..7 two-byte elements from a 256-byte aligned block (x = batch[1:] in float16 with
+// an odd width): never promises more than the offset allows, and the bias rule follows.
+TEST(LtAlignment, HalfViewsAtElementOffsets) {
+  const std::uintptr_t block = 0x7f12'3456'7800;  // what cudaMalloc returns: 256-byte aligned
+  const std::uint32_t expected[] = {2, 4, 2, 8, 2, 4, 2};
+  for (std::uintptr_t k = 1; k <= 7; ++k) {
+    const std::uint32_t a = lt_alignment(block + 2 * k);
+    EXPECT_EQ(a, expected[k - 1]) << k;
+    EXPECT_EQ((block + 2 * k) % a, 0u) << k;
+    EXPECT_LT(a, accelera::cuda::kLtBiasAlignment) << "a bias at this offset takes the unfused path";
+  }
+  EXPECT_EQ(lt_alignment(block + 2 * 8), 16u);  // 8 elements: aligned enough for the fused bias
+  // Through a real pointer too.
+  alignas(256) static unsigned char storage[512];
+  EXPECT_EQ(lt_alignment(static_cast<const void*>(storage + 6)), 2u);
+  EXPECT_EQ(lt_alignment(static_cast<const void*>(storage + 256)), 256u);
+}
 
 // Fake events: an index into a table of states the test sets.
 struct FakeEvents {
