@@ -5,8 +5,9 @@
 // stream so that copies ordered after it are still in flight when the test frees their memory: the
 // outcomes are then deterministic, not a matter of timing. The host-side bookkeeping is tested on the CPU
 // in test_cuda_bookkeeping.cpp.
-#include <atomic>
 #include <cstring>
+#include <stop_token>
+#include <string>
 #include <thread>
 
 #include "accelera/kernel.hpp"
@@ -91,9 +92,13 @@ TEST_F(CudaSync, SynchronizeOnAnotherThreadReleasesOnlyFinishedCopies) {
   const auto baseline = alloc.stats().current_bytes;
   const std::int64_t n = 1 << 22;
   auto staging = backend().allocate_host(0, static_cast<std::size_t>(n) * sizeof(float));
-  std::atomic<bool> copying{true};
-  std::thread syncer([&] {
-    while (copying) backend().synchronize(0);
+  std::string sync_error;
+  std::jthread syncer([&](const std::stop_token& stop) {  // joins even when the loop below throws
+    try {
+      while (!stop.stop_requested()) backend().synchronize(0);
+    } catch (const accelera::Error& e) {
+      sync_error = e.what();
+    }
   });
   int bad_iteration = -1;
   for (int it = 0; it < 200 && bad_iteration < 0; ++it) {
@@ -107,8 +112,9 @@ TEST_F(CudaSync, SynchronizeOnAnotherThreadReleasesOnlyFinishedCopies) {
     }
     if (floats(*staging)[n - 1] != static_cast<float>(it)) bad_iteration = it;
   }
-  copying = false;
+  syncer.request_stop();
   syncer.join();
+  EXPECT_EQ(sync_error, "");
   EXPECT_EQ(bad_iteration, -1) << "a copy read a block that a later tensor had been given";
   backend().synchronize(0);
   EXPECT_EQ(alloc.stats().current_bytes, baseline);
