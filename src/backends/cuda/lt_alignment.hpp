@@ -7,7 +7,8 @@ namespace accelera::cuda {
 
 // cuBLASLt assumes 256-byte aligned operands unless told otherwise, and may then pick vectorised kernels.
 inline constexpr std::uint32_t kLtMaxAlignment = 256;
-// The GELU_BIAS epilogue reads the bias in 16-byte pieces: a bias less aligned takes the unfused path.
+// A bias less aligned than this takes the unfused path: cuBLASLt judges the bias's alignment from its
+// pointer (no preference attribute states it), and its epilogues are not documented for less.
 inline constexpr std::uint32_t kLtBiasAlignment = 16;
 
 // The largest power of two dividing `address`, at most kLtMaxAlignment: what an operand may promise in
