@@ -5,6 +5,8 @@
 // float64 run in the shared suite (test_attention.cpp) on every device, cuda:0 included.
 #include <cmath>
 #include <cstring>
+#include <latch>
+#include <thread>
 
 #include "attention_ref.hpp"
 #include "nn_helpers.hpp"
@@ -142,6 +144,56 @@ TEST_F(CudaHalfAttention, BackwardMatchesFloat64) {
       for (bool causal : {false, true}) {
         for (std::int64_t d : kHeadDims) check_backward({lq, lk, d, causal}, dt);
       }
+    }
+  }
+}
+
+// Eight host threads launch the tensor-core kernel at once with different head dims of the same buckets
+// (one kernel instance serves 16..64, another 80..128, another 144..256), in a fresh process (ctest runs
+// each test alone): the dynamic shared-memory limit is raised once per kernel instance and device, never
+// lowered by a caller with a smaller head dim between another's raise and its launch.
+TEST_F(CudaHalfAttention, ConcurrentHeadDimsShareTheTensorCoreKernels) {
+  constexpr std::int64_t kRounds[2][8] = {{16, 32, 48, 64, 80, 96, 112, 128}, {144, 160, 192, 256, 208, 64, 128, 240}};
+  constexpr std::int64_t kLen = 130, kRepeats = 4;
+  for (DType dt : {DType::f16, DType::bf16}) {
+    for (const auto& dims : kRounds) {
+      struct Job {
+        std::int64_t d = 0;
+        Tensor q, k, v;
+        AttentionRef ref;
+        std::string failure;
+      };
+      std::vector<Job> jobs(8);
+      for (std::size_t t = 0; t < jobs.size(); ++t) {
+        Job& j = jobs[t];
+        j.d = dims[t];
+        const Shape shape{2, 1, kLen, j.d};
+        j.q = random_tensor(shape, dt, rng);
+        j.k = random_tensor(shape, dt, rng);
+        j.v = random_tensor(shape, dt, rng);
+        j.ref = attention_ref(values_of(j.q), values_of(j.k), values_of(j.v), {}, 2, kLen, kLen, j.d,
+                              1.0 / std::sqrt(static_cast<double>(j.d)), t % 2 == 1);
+      }
+      std::latch start(static_cast<std::ptrdiff_t>(jobs.size()));
+      std::vector<std::thread> threads;
+      for (std::size_t t = 0; t < jobs.size(); ++t) {
+        threads.emplace_back([&, t] {
+          Job& j = jobs[t];
+          try {
+            const Tensor q = on(j.q, kCuda), k = on(j.k, kCuda), v = on(j.v, kCuda);
+            start.arrive_and_wait();
+            for (std::int64_t r = 0; r < kRepeats && j.failure.empty(); ++r) {
+              const auto got = accelera::attention(q, k, v, std::nullopt, t % 2 == 1);
+              const auto ok = matches(host(got.out), with_magnitude(j.q.shape(), j.ref.out, 1.0), {half_rtol(dt), 0.0});
+              if (!ok) j.failure = ok.message();
+            }
+          } catch (const accelera::Error& e) {
+            j.failure = e.what();
+          }
+        });
+      }
+      for (auto& t : threads) t.join();
+      for (const Job& j : jobs) EXPECT_EQ(j.failure, "") << dtype_name(dt) << " head_dim " << j.d;
     }
   }
 }

@@ -3,6 +3,7 @@
 // are a few units of the format's rounding (2^-11 for float16, 2^-8 for bfloat16) of each result's
 // magnitude. The float32 and float64 cases run on every device in test_nn_ops.cpp.
 #include <cmath>
+#include <cstring>
 
 #include "nn_helpers.hpp"
 
@@ -151,6 +152,37 @@ TEST_P(CudaHalfNn, SoftmaxAndLogSoftmaxForwardAndBackward) {
   }
 }
 
+// GELU(x @ w^T + b) in float64 on the rounded half inputs; the error is measured against sum |x w| + |b|.
+Ref linear_gelu_ref(const Tensor& x, const Tensor& w, const Tensor& b, bool tanh_form) {
+  const std::int64_t in = w.dim(1), out = w.dim(0), rows = x.numel() / in;
+  const auto xv = values_of(x), wv = values_of(w), bv = values_of(b);
+  std::vector<std::int64_t> od = x.shape().dims();
+  od.back() = out;
+  Ref ref{Shape(od), {}, {}};
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t o = 0; o < out; ++o) {
+      double acc = bv[o], mag = std::fabs(bv[o]);
+      for (std::int64_t i = 0; i < in; ++i) {
+        acc += xv[r * in + i] * wv[o * in + i];
+        mag += std::fabs(xv[r * in + i] * wv[o * in + i]);
+      }
+      ref.v.push_back(gelu_ref(acc, tanh_form));
+      ref.mag.push_back(mag + 1e-2);
+    }
+  }
+  return ref;
+}
+
+// `values` on cuda:0 as a contiguous view starting `offset` elements into its allocation (cudaMalloc
+// blocks are 256-byte aligned, so the view is aligned to 2 * offset bytes at most).
+Tensor at_offset_on_device(const Tensor& values, std::int64_t offset) {
+  const std::int64_t n = values.numel();
+  const Tensor flat = Tensor::empty(Shape{n + offset}, values.dtype());
+  std::memcpy(static_cast<std::byte*>(flat.data_ptr()) + offset * static_cast<std::int64_t>(values.itemsize()),
+              values.data_ptr(), values.nbytes());
+  return flat.to(kCuda).slice(0, offset, offset + n).reshape(values.shape().dims());
+}
+
 // The tanh form in half formats runs as one cuBLASLt GEMM with the GELU epilogue; the exact form as the
 // GEMM and a GELU pass (Note [linear_gelu on CUDA]).
 TEST_P(CudaHalfNn, LinearGeluBothForms) {
@@ -161,27 +193,52 @@ TEST_P(CudaHalfNn, LinearGeluBothForms) {
         {Shape{3, 5}, Shape{7, 5}}};  // the last: sizes cuBLASLt may not vectorise
     for (const auto& [xs, ws] : cases) {
       const Tensor x = rounded(xs), w = rounded(ws), b = rounded(Shape{ws[0]});
-      const std::int64_t in = ws[1], out = ws[0], rows = x.numel() / in;
-      const auto xv = values_of(x), wv = values_of(w), bv = values_of(b);
-      std::vector<std::int64_t> od = xs.dims();
-      od.back() = out;
-      Ref ref{Shape(od), {}, {}};
-      for (std::int64_t r = 0; r < rows; ++r) {
-        for (std::int64_t o = 0; o < out; ++o) {
-          double acc = bv[o], mag = std::fabs(bv[o]);
-          for (std::int64_t i = 0; i < in; ++i) {
-            acc += xv[r * in + i] * wv[o * in + i];
-            mag += std::fabs(xv[r * in + i] * wv[o * in + i]);
-          }
-          ref.v.push_back(gelu_ref(acc, tanh_form));
-          ref.mag.push_back(mag + 1e-2);
-        }
-      }
+      const Ref ref = linear_gelu_ref(x, w, b, tanh_form);
       poison_outputs(kCuda, {ref.shape.numel() * static_cast<std::int64_t>(x.itemsize())});
       const Tensor got = host(accelera::linear_gelu(x.to(kCuda), w.to(kCuda), b.to(kCuda), approx));
       EXPECT_TRUE(matches(got, ref, tol())) << xs.str() << " x " << ws.str() << (tanh_form ? " tanh" : " exact");
     }
   }
+}
+
+// Contiguous views at odd offsets (x = batch[1:] with an odd width; x, weight and bias 1..7 elements into
+// their allocations): cuBLASLt must be told their real alignment, or a vectorised kernel faults with a
+// misaligned address and the CUDA context is lost (the host copy of the result would raise DeviceError,
+// and so would every later call). A bias less than 16-byte aligned takes the unfused path.
+TEST_P(CudaHalfNn, LinearGeluOnViewsAtOddOffsets) {
+  const std::int64_t widths[] = {7, 33, 129, 5, 65, 255, 17};
+  const std::int64_t features[] = {5, 63, 17, 130, 9, 33, 256};
+  for (auto approx : {GeluApproximation::tanh, GeluApproximation::none}) {
+    const bool tanh_form = approx == GeluApproximation::tanh;
+    for (std::int64_t k = 1; k <= 7; ++k) {
+      const std::int64_t in = widths[k - 1], out = features[k - 1], rows = 3 + 11 * k;
+      const Tensor x = rounded(Shape{rows, in}), w = rounded(Shape{out, in}), b = rounded(Shape{out});
+      const Ref ref = linear_gelu_ref(x, w, b, tanh_form);
+      const std::string what = fmt::format("{} offset {} x ({}, {}) w ({}, {})", tanh_form ? "tanh" : "exact", k,
+                                           rows, in, out, in);
+      // x, weight and bias all at offset k.
+      const Tensor dx = at_offset_on_device(x, k), dw = at_offset_on_device(w, k), db = at_offset_on_device(b, k);
+      ASSERT_NE(reinterpret_cast<std::uintptr_t>(dx.data_ptr()) % 16, 0u) << what;
+      EXPECT_TRUE(matches(host(accelera::linear_gelu(dx, dw, db, approx)), ref, tol())) << what;
+      // Only x misaligned, the bias 16-byte aligned: the fused path with a misaligned B operand.
+      EXPECT_TRUE(matches(host(accelera::linear_gelu(dx, w.to(kCuda), at_offset_on_device(b, 8), approx)), ref,
+                          tol()))
+          << what << ", aligned bias";
+      // batch[1:] with an odd width: one row in.
+      const Tensor batch_host = Tensor::empty(Shape{rows + 1, in}, dt());
+      std::memcpy(batch_host.data_ptr(), x.data_ptr(), static_cast<std::size_t>(in) * x.itemsize());
+      std::memcpy(static_cast<std::byte*>(batch_host.data_ptr()) + in * static_cast<std::int64_t>(x.itemsize()),
+                  x.data_ptr(), x.nbytes());
+      const Tensor tail = batch_host.to(kCuda).slice(0, 1, rows + 1);
+      ASSERT_TRUE(tail.is_contiguous());
+      EXPECT_TRUE(matches(host(accelera::linear_gelu(tail, dw, b.to(kCuda), approx)), ref, tol()))
+          << what << " batch[1:]";
+      // Without a bias (the GELU epilogue alone).
+      const Ref ref_nb = linear_gelu_ref(x, w, accelera::zeros(Shape{out}, dt()), tanh_form);
+      EXPECT_TRUE(matches(host(accelera::linear_gelu(dx, dw, Tensor(), approx)), ref_nb, tol())) << what << " no bias";
+    }
+  }
+  EXPECT_NO_THROW(accelera::device_interface(kCuda).synchronize(0));  // the context survived
 }
 
 // The `Cuda` prefix puts these under the ctest label `gpu` (tests/cpp/CMakeLists.txt).

@@ -8,7 +8,9 @@
 //   tiles and per-warp scratch: about 53 KiB at head_dim 64, 77 KiB at 128 and 125 KiB at 256 with 64-key
 //   tiles, so it reads the opt-in limit per block (cudaDevAttrMaxSharedMemoryPerBlockOptin), raises the
 //   kernel's dynamic shared-memory limit (cudaFuncAttributeMaxDynamicSharedMemorySize) above the default 48
-//   KiB, and asks the runtime how many blocks fit on a multiprocessor
+//   KiB — once per kernel instance and device, to what the largest head dim of its bucket needs (capped
+//   at the opt-in limit), never per call: one instance serves several head dims, and per-call limits let
+//   concurrent callers undo each other's — and asks the runtime how many blocks fit on a multiprocessor
 //   (cudaOccupancyMaxActiveBlocksPerMultiprocessor): it takes 64-key tiles when two blocks still fit, else
 //   32-key tiles when two fit with them (head_dim 256 on a 228 KiB device), else whichever tile fits once
 //   (head_dim 256 on a 100 KiB device gets 32-key tiles). When no tile fits at all, when the build's code

@@ -19,8 +19,11 @@
 #include <cuda_fp16.h>
 #include <mma.h>
 
+#include <algorithm>
+
 #include "backends/cuda/attention_launch.hpp"
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/per_device_once.hpp"
 
 namespace accelera::cuda::kernels {
 
@@ -33,6 +36,7 @@ constexpr int kThreadsTc = 32 * kWarps;
 constexpr int kBlockQ = 16 * kWarps;  // query rows per block
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr float kLn2 = 0.693147180559945309f;
+constexpr std::size_t kDefaultSmemLimit = 48 * 1024;  // dynamic shared memory per block without opting in
 using Accumulator = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
 constexpr int kAccElems = Accumulator::num_elements;
 
@@ -263,6 +267,25 @@ __global__ void __launch_bounds__(kThreadsTc)
 #endif
 }
 
+// Raises the dynamic shared-memory limit of attention_forward_wmma<T, NF, BK> on the current device,
+// once per process, to what its largest head dim needs (d = 16 NF), within the opt-in limit. A limit set
+// per call to that call's size raced: one kernel serves every head dim of its bucket, so a thread could
+// lower the limit between another thread's raise and its launch, and that launch failed. Every launch
+// of the kernel needs at most this limit. A failed attempt throws and leaves the flag unset.
+template <typename T, int NF, int BK>
+void raise_smem_limit_once(int smem_optin) {
+  static PerDeviceOnce once;
+  int device = 0;
+  check_status(cudaGetDevice(&device), "cudaGetDevice");
+  once.run(device, [smem_optin] {
+    const std::size_t limit = std::min(tc_layout(16 * NF, BK).bytes, static_cast<std::size_t>(smem_optin));
+    if (limit <= kDefaultSmemLimit) return;  // the default limit already covers every launch
+    check_status(cudaFuncSetAttribute(attention_forward_wmma<T, NF, BK>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)),
+                 "cudaFuncSetAttribute(attention_forward_wmma, MaxDynamicSharedMemorySize)");
+  });
+}
+
 // Picks the key tile for head dims of up to NF column blocks: the larger tile that still lets two blocks share
 // a multiprocessor, else the larger one that fits at all; false when neither fits.
 template <typename T, int NF>
@@ -276,15 +299,12 @@ bool launch_forward(const AttentionDims& D, float scale_log2, const T* q, const 
   cudaFuncAttributes attributes{};
   check_status(cudaFuncGetAttributes(&attributes, kernels[0]), "cudaFuncGetAttributes(attention_forward_wmma)");
   if (attributes.ptxVersion < 80) return false;
+  raise_smem_limit_once<T, NF, 64>(smem_optin);
+  raise_smem_limit_once<T, NF, 32>(smem_optin);
   int chosen = -1;
   for (int c = 0; c < 2; ++c) {
     const std::size_t bytes = tc_layout(D.d, kTiles[c]).bytes;
     if (bytes > static_cast<std::size_t>(smem_optin)) continue;
-    if (bytes > 48 * 1024) {
-      check_status(cudaFuncSetAttribute(kernels[c], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                static_cast<int>(bytes)),
-                           "cudaFuncSetAttribute(attention_forward_wmma, MaxDynamicSharedMemorySize)");
-    }
     int per_sm = 0;
     check_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernels[c], kThreadsTc, bytes),
                          "cudaOccupancyMaxActiveBlocksPerMultiprocessor(attention_forward_wmma)");

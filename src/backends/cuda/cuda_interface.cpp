@@ -20,12 +20,19 @@ DeviceGuard::DeviceGuard(int index) {
   }
 }
 
+DeviceGuard::DeviceGuard(int index, std::nothrow_t) noexcept {
+  int current = -1;
+  m_status = cudaGetDevice(&current);
+  if (m_status == cudaSuccess && current != index) {
+    m_status = cudaSetDevice(index);
+    if (m_status == cudaSuccess) m_previous = current;
+  }
+  clear_error(m_status);  // the caller reports it (Note [CUDA last error])
+}
+
 DeviceGuard::~DeviceGuard() {
   if (m_previous < 0) return;
-  const cudaError_t status = cudaSetDevice(m_previous);
-  if (status != cudaSuccess) {
-    ACC_LOG_ERROR("restoring the current CUDA device {} failed: {}", m_previous, cudaGetErrorName(status));
-  }
+  log_failure(cudaSetDevice(m_previous), "restoring the current CUDA device");
 }
 
 void* DeviceMemory::raw_allocate(std::size_t nbytes) {
@@ -33,34 +40,49 @@ void* DeviceMemory::raw_allocate(std::size_t nbytes) {
   void* ptr = nullptr;
   const cudaError_t status = cudaMalloc(&ptr, nbytes);
   if (status == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // not sticky: clear it
-    return nullptr;      // the caching allocator flushes its cache and retries, then reports
+    clear_error(status);  // not sticky: an answer, not a failure
+    return nullptr;       // the caching allocator flushes its cache and retries, then reports
   }
   ACC_CUDA_CHECK(status, fmt::format("allocating {} bytes on cuda:{}", nbytes, m_index));
   return ptr;
 }
 
-void DeviceMemory::raw_free(void* ptr, std::size_t) noexcept {
-  const cudaError_t set = cudaSetDevice(m_index);  // the caching allocator frees under its lock: no guard
-  const cudaError_t status = set == cudaSuccess ? cudaFree(ptr) : set;
-  if (status != cudaSuccess) ACC_LOG_ERROR("cudaFree on cuda:{} failed: {}", m_index, cudaGetErrorName(status));
+// Runs under the allocator's lock (Note [CUDA memory and streams]): nothing here throws, and the calling
+// thread's current device is restored. A block that cannot be freed safely is logged and left to the
+// driver (it goes with the context) rather than freed while work may use it.
+void DeviceMemory::raw_free(void* ptr, std::size_t nbytes) noexcept {
+  DeviceGuard guard(m_index, std::nothrow);
+  if (guard.status() != cudaSuccess) {
+    log_failure(guard.status(), "selecting the device to free a cached block");
+    return;
+  }
+  // Queued kernels may still use a cached block: cudaFree is not documented to wait for them.
+  const cudaError_t synced = cudaDeviceSynchronize();
+  if (synced != cudaSuccess) {
+    log_failure(synced, "synchronising the device before freeing a cached block (the block is not freed)");
+    return;
+  }
+  const cudaError_t status = cudaFree(ptr);
+  if (status != cudaSuccess && status != cudaErrorCudartUnloading) {
+    ACC_LOG_ERROR("cudaFree of {} bytes on cuda:{} failed: {}", nbytes, m_index, cudaGetErrorName(status));
+  }
+  clear_error(status);
 }
 
 void* PinnedMemory::raw_allocate(std::size_t nbytes) {
   void* ptr = nullptr;
   const cudaError_t status = cudaHostAlloc(&ptr, nbytes, cudaHostAllocPortable);
   if (status == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
+    clear_error(status);
     return nullptr;
   }
   ACC_CUDA_CHECK(status, fmt::format("allocating {} bytes of pinned host memory", nbytes));
   return ptr;
 }
 
-void PinnedMemory::raw_free(void* ptr, std::size_t) noexcept {
-  const cudaError_t status = cudaFreeHost(ptr);
-  if (status != cudaSuccess) ACC_LOG_ERROR("cudaFreeHost failed: {}", cudaGetErrorName(status));
-}
+// A pinned block reaches the pool only after the copies that use it have completed (Note [CUDA memory
+// and streams]), so nothing on the device still reads or writes it here.
+void PinnedMemory::raw_free(void* ptr, std::size_t) noexcept { log_failure(cudaFreeHost(ptr), "cudaFreeHost"); }
 
 CudaInterface::CudaInterface() {
   int count = 0;
@@ -68,7 +90,7 @@ CudaInterface::CudaInterface() {
   // backend is then absent with the reason, never an exception at load time.
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    cudaGetLastError();
+    clear_error(status);
     m_absent_reason = fmt::format("no CUDA device found: {} ({})", cudaGetErrorString(status), cudaGetErrorName(status));
     return;
   }
@@ -108,9 +130,9 @@ CudaDevice& CudaInterface::ready(int index) const {
     for (cudaStream_t& s : d.streams) {
       ACC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "creating a stream on " + d.name);
     }
-    ACC_CUBLAS_CHECK(cublasCreate(&d.cublas), "creating a cuBLAS handle on " + d.name);
-    ACC_CUBLAS_CHECK(cublasSetStream(d.cublas, d.compute()), "binding cuBLAS to the compute stream");
-    ACC_CUBLAS_CHECK(cublasLtCreate(&d.cublas_lt), "creating a cuBLASLt handle on " + d.name);
+    ACC_CUDA_CHECK(cublasCreate(&d.cublas), "creating a cuBLAS handle on " + d.name);
+    ACC_CUDA_CHECK(cublasSetStream(d.cublas, d.compute()), "binding cuBLAS to the compute stream");
+    ACC_CUDA_CHECK(cublasLtCreate(&d.cublas_lt), "creating a cuBLASLt handle on " + d.name);
   });
   return d;
 }
@@ -158,7 +180,8 @@ void CudaInterface::synchronize(int index) {
   CudaDevice& d = ready(index);
   DeviceGuard guard(index);
   for (cudaStream_t s : d.streams) ACC_CUDA_CHECK(cudaStreamSynchronize(s), "synchronizing a stream");
-  release_finished(d, true);
+  // Not "release everything": a copy another thread enqueued after these waits may still be running.
+  release_finished(d);
 }
 
 CudaInterface& cuda_interface() {

@@ -11,26 +11,37 @@
 // - Record-stream semantics for the asynchronous copies (upload/download streams): each copy keeps the
 //   tensor's storage alive, with an event recorded after the copy, until that event has completed. A
 //   block freed by its user while a copy may still use it therefore returns to the cache only once that
-//   stream's work is done. Finished entries are dropped at every later copy, event and synchronisation.
+//   stream's work is done. Every later copy, event, stream synchronisation and device synchronisation
+//   queries the pending events and drops exactly those that have completed: never "everything", even
+//   right after synchronising the streams, because another thread may have enqueued a copy since
+//   (pending_uses.hpp).
 // - The first asynchronous copy that touches a storage makes its stream wait for the compute work queued
 //   so far: the block may be a reused one that earlier kernels still read or write. Later copies to the
 //   same storage (a pipeline's slots) are ordered by the caller's events only, so they overlap compute.
-// - cudaFree, called only when the cache is emptied, waits for the whole device.
-// Pinned staging buffers come from a second CachingAllocator over cudaHostAlloc (portable pinned memory),
-// so repeated staging allocations do not pay for pinning each time; their lifetime is the caller's
-// business as Note [Streams and events] says.
+// - Returning a cached block to the driver (empty_cache, a flush before retrying a failed cudaMalloc, a
+//   budget cut) synchronises the device first: a cached block may still be used by queued kernels, and
+//   cudaFree is only documented as one that "may" synchronise. DeviceMemory::raw_free does it, under
+//   the allocator's lock and without throwing.
+// Pinned staging buffers (allocate_host) come from a second CachingAllocator over cudaHostAlloc (portable
+// pinned memory), so repeated staging allocations do not pay for pinning each time. They get the same
+// record-stream protection: an asynchronous copy from or to an address inside a live staging buffer keeps
+// that block with the copy's event, so a buffer freed while a DMA may still read or write it returns to
+// the pinned pool only once that copy has completed. Other host memory passed to the asynchronous copies
+// stays the caller's business, as Note [Streams and events] says.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "accelera/core/device_interface.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/launch.hpp"
+#include "backends/cuda/pending_uses.hpp"
 
 namespace accelera::cuda {
 
@@ -39,12 +50,17 @@ namespace accelera::cuda {
 class DeviceGuard {
  public:
   explicit DeviceGuard(int index);
+  // For code that must not throw (raw_free runs under the allocator's lock): status() says whether
+  // `index` became current; the previous device is restored either way.
+  DeviceGuard(int index, std::nothrow_t) noexcept;
   ~DeviceGuard();
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;
+  cudaError_t status() const noexcept { return m_status; }
 
  private:
   int m_previous = -1;  // -1: nothing to restore
+  cudaError_t m_status = cudaSuccess;
 };
 
 class DeviceMemory final : public RawAllocator {
@@ -61,12 +77,6 @@ class PinnedMemory final : public RawAllocator {
  public:
   void* raw_allocate(std::size_t nbytes) override;
   void raw_free(void* ptr, std::size_t nbytes) noexcept override;
-};
-
-// A storage an asynchronous copy may still use, and the event after that copy.
-struct PendingUse {
-  std::shared_ptr<Storage> storage;
-  cudaEvent_t done = nullptr;
 };
 
 struct CudaDevice {
@@ -90,10 +100,11 @@ struct CudaDevice {
   cublasHandle_t cublas = nullptr;
   cublasLtHandle_t cublas_lt = nullptr;  // for GEMMs with fused epilogues (linear_gelu)
 
-  // Note [CUDA memory and streams]: copies in flight, and storages whose first copy has been ordered
-  // after the compute stream (weak, so a freed storage at a reused address is seen as new).
-  std::mutex pending_mutex;
-  std::vector<PendingUse> pending;
+  // Note [CUDA memory and streams]: what copies in flight keep alive (storages, staging blocks), and
+  // storages whose first copy has been ordered after the compute stream (weak, so a freed storage at a
+  // reused address is seen as new).
+  PendingUses<cudaEvent_t> pending;
+  std::mutex fenced_mutex;
   std::map<const Storage*, std::weak_ptr<Storage>> fenced;
 };
 
@@ -126,15 +137,20 @@ class CudaInterface final : public DeviceInterface {
   const std::string& absent_reason() const noexcept { return m_absent_reason; }
 
  private:
-  // Note [CUDA memory and streams]: the side-stream half of the record-stream rules.
+  // Note [CUDA memory and streams]: the side-stream half of the record-stream rules. `host`: the copy's
+  // host address, kept too when it lies in a staging buffer.
   void order_first_use(CudaDevice& d, const Tensor& t, Stream stream);
-  void keep_until_done(CudaDevice& d, const Tensor& t, Stream stream);
-  void release_finished(CudaDevice& d, bool all_done);
+  void keep_until_done(CudaDevice& d, const Tensor& t, const void* host, Stream stream);
+  // Drops the uses whose events have completed (queried one by one, whatever was synchronised).
+  void release_finished(CudaDevice& d);
 
-  std::vector<std::unique_ptr<CudaDevice>> m_devices;
-  std::string m_absent_reason;
+  // Declared before the devices, so destroyed after them: uses pending at exit return staging blocks to
+  // the pool as the devices go.
   std::unique_ptr<PinnedMemory> m_pinned_memory;
   std::unique_ptr<CachingAllocator> m_pinned_pool;
+  StagingBlocks m_staging;
+  std::vector<std::unique_ptr<CudaDevice>> m_devices;
+  std::string m_absent_reason;
 };
 
 // The device a tensor lives on, ready for kernels (streams and handles created).

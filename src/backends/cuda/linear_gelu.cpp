@@ -4,10 +4,16 @@
 //   bias): bias and GELU are applied to the accumulators, the output is written once. cuBLASLt's GELU
 //   epilogue is the tanh form; its accuracy is not documented, which is below what a half format stores
 //   but is not checked against a float32 tolerance.
-// - Otherwise (the exact form, float32, float64), and where cuBLASLt's heuristic query offers no algorithm
-//   for the epilogue: the GEMM (cuBLAS, TF32 as the switch says), then one bias + GELU pass over the
-//   output in place (gelu.cu). That pass reads and writes the output once more: about 1% of the
-//   time of a GEMM with in >= 1024, more for thin ones.
+// - Otherwise (the exact form, float32, float64), and where cuBLASLt has no algorithm for the epilogue
+//   (its heuristic query offers none, or cublasLtMatmul answers NOT_SUPPORTED, both capability answers
+//   logged at debug level) or the bias is less than 16-byte aligned: the GEMM (cuBLAS, TF32 as the switch
+//   says), then one bias + GELU pass over the output in place (gelu.cu). That pass reads and writes the
+//   output once more: about 1% of the time of a GEMM with in >= 1024, more for thin ones.
+// - Alignment: cuBLASLt assumes 256-byte aligned operands unless the preference says otherwise
+//   (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES, default 256), and may then pick a vectorised
+//   kernel. A contiguous view at an odd offset (x = batch[1:] in float16 with an odd width) would fault
+//   with a misaligned address, a sticky error that ends the CUDA context. So the preference states each
+//   operand's real alignment (lt_alignment.hpp) and the heuristic offers only kernels that accept it.
 // The cuBLASLt workspace comes from the device's caching allocator, so it counts against the budget.
 #include <cublasLt.h>
 
@@ -15,6 +21,7 @@
 
 #include "accelera/core/config.hpp"
 #include "backends/cuda/gelu.hpp"
+#include "backends/cuda/lt_alignment.hpp"
 #include "ops/linear_gelu.hpp"
 #include "ops/matmul.hpp"
 #include "core/log.hpp"
@@ -44,13 +51,19 @@ using Preference = LtObject<cublasLtMatmulPreference_t, cublasLtMatmulPreference
 
 template <typename V>
 void set_desc(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, const V& value, const char* what) {
-  ACC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof(value)), what);
+  ACC_CUDA_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof(value)), what);
+}
+
+template <typename V>
+void set_preference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferenceAttributes_t attribute,
+                    const V& value, const char* what) {
+  ACC_CUDA_CHECK(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof(value)), what);
 }
 
 cudaDataType lt_type(DType dtype) { return dtype == DType::f16 ? CUDA_R_16F : CUDA_R_16BF; }
 
-// The fused cuBLASLt call for a half-format tanh-form linear_gelu; false, running nothing, when the
-// heuristic query offers no algorithm for this shape and epilogue.
+// The fused cuBLASLt call for a half-format tanh-form linear_gelu; false, running nothing, when cuBLASLt
+// has no algorithm for this shape, epilogue and alignment.
 bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& out) {
   const std::uint64_t rows = static_cast<std::uint64_t>(x.dim(0)), in = static_cast<std::uint64_t>(x.dim(1));
   const std::uint64_t features = static_cast<std::uint64_t>(weight.dim(0));
@@ -59,7 +72,7 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
                                           out.device().str());
   // Column-major view: out^T (features x rows) = W (in x features)^T . x^T (in x rows).
   MatmulDesc desc;
-  ACC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc.handle, CUBLAS_COMPUTE_32F, CUDA_R_32F), context);
+  ACC_CUDA_CHECK(cublasLtMatmulDescCreate(&desc.handle, CUBLAS_COMPUTE_32F, CUDA_R_32F), context);
   set_desc(desc.handle, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T, "setting transa");
   set_desc(desc.handle, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N, "setting transb");
   set_desc(desc.handle, CUBLASLT_MATMUL_DESC_EPILOGUE,
@@ -71,16 +84,21 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
              "setting the bias type");
   }
   MatrixLayout a, b, c;
-  ACC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a.handle, type, in, features, static_cast<std::int64_t>(in)), context);
-  ACC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b.handle, type, in, rows, static_cast<std::int64_t>(in)), context);
-  ACC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c.handle, type, features, rows, static_cast<std::int64_t>(features)),
-                   context);
+  ACC_CUDA_CHECK(cublasLtMatrixLayoutCreate(&a.handle, type, in, features, static_cast<std::int64_t>(in)), context);
+  ACC_CUDA_CHECK(cublasLtMatrixLayoutCreate(&b.handle, type, in, rows, static_cast<std::int64_t>(in)), context);
+  ACC_CUDA_CHECK(cublasLtMatrixLayoutCreate(&c.handle, type, features, rows, static_cast<std::int64_t>(features)),
+                 context);
   Preference preference;
-  ACC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference.handle), context);
-  const std::uint64_t workspace_limit = kWorkspaceBytes;
-  ACC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference.handle, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                        &workspace_limit, sizeof(workspace_limit)),
-                   context);
+  ACC_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&preference.handle), context);
+  set_preference(preference.handle, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, kWorkspaceBytes,
+                 "setting the workspace limit");
+  // The operands' real alignment: A is the weight, B is x, C and D are out (Note [linear_gelu on CUDA]).
+  const std::uint32_t align_a = lt_alignment(weight.data_ptr()), align_b = lt_alignment(x.data_ptr());
+  const std::uint32_t align_c = lt_alignment(out.data_ptr());
+  set_preference(preference.handle, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a, "setting A's alignment");
+  set_preference(preference.handle, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b, "setting B's alignment");
+  set_preference(preference.handle, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c, "setting C's alignment");
+  set_preference(preference.handle, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c, "setting D's alignment");
   cublasLtMatmulHeuristicResult_t choice{};
   int found = 0;
   const cublasStatus_t query = cublasLtMatmulAlgoGetHeuristic(d.cublas_lt, desc.handle, a.handle, b.handle, c.handle,
@@ -91,7 +109,7 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
                   context);
     return false;
   }
-  ACC_CUBLAS_CHECK(query, context);
+  ACC_CUDA_CHECK(query, context);
   // Workspace from the caching allocator: freed back to the cache on return, reused only by later work on
   // the compute stream (Note [CUDA memory and streams]).
   const Tensor workspace =
@@ -100,11 +118,17 @@ bool run_fused(CudaDevice& d, const Tensor& x, const Tensor& weight, const Tenso
           : Tensor();
   const float alpha = 1.0f, beta = 0.0f;
   std::lock_guard lock(d.cublas_mutex);  // one cuBLAS(Lt) call at a time per device, as matmul does
-  ACC_CUBLAS_CHECK(cublasLtMatmul(d.cublas_lt, desc.handle, &alpha, weight.data_ptr(), a.handle, x.data_ptr(), b.handle,
-                                  &beta, out.data_ptr(), c.handle, out.data_ptr(), c.handle, &choice.algo,
-                                  workspace.defined() ? workspace.data_ptr() : nullptr, choice.workspaceSize,
-                                  d.compute()),
-                   context);
+  const cublasStatus_t status =
+      cublasLtMatmul(d.cublas_lt, desc.handle, &alpha, weight.data_ptr(), a.handle, x.data_ptr(), b.handle, &beta,
+                     out.data_ptr(), c.handle, out.data_ptr(), c.handle, &choice.algo,
+                     workspace.defined() ? workspace.data_ptr() : nullptr, choice.workspaceSize, d.compute());
+  // A capability answer (nothing was enqueued), not a failure to retry: every other status throws.
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED) {
+    ACC_LOG_DEBUG("linear_gelu: cublasLtMatmul does not support {} (alignments A {} B {} C {}); GEMM, then the "
+                  "GELU pass", context, align_a, align_b, align_c);
+    return false;
+  }
+  ACC_CUDA_CHECK(status, context);
   return true;
 }
 
@@ -113,8 +137,13 @@ void linear_gelu_kernel(const Tensor& x, const Tensor& weight, const Tensor& bia
   CudaDevice& d = cuda_device(out.device());
   const bool half = out.dtype() == DType::f16 || out.dtype() == DType::bf16;
   if (half && approximation == GeluApproximation::tanh) {
-    DeviceGuard guard(d.index);
-    if (run_fused(d, x, weight, bias, out)) return;
+    if (bias.defined() && lt_alignment(bias.data_ptr()) < kLtBiasAlignment) {
+      ACC_LOG_DEBUG("linear_gelu: the bias on {} is not {}-byte aligned; GEMM, then the GELU pass",
+                    out.device().str(), kLtBiasAlignment);
+    } else {
+      DeviceGuard guard(d.index);
+      if (run_fused(d, x, weight, bias, out)) return;
+    }
   }
   kernel_for(op::matmul, out.device(), out.dtype())(x, weight.T(), out, false);
   gelu_kernel(out, bias, approximation, out);

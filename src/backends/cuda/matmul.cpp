@@ -90,9 +90,9 @@ void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out, bool acc
 
   DeviceGuard guard(d.index);
   std::lock_guard lock(d.cublas_mutex);
-  ACC_CUBLAS_CHECK(cublasSetStream(d.cublas, d.compute()), "binding cuBLAS to the compute stream");
+  ACC_CUDA_CHECK(cublasSetStream(d.cublas, d.compute()), "binding cuBLAS to the compute stream");
   backends::for_each_run(batches, 0, batches.numel, [&](auto off, std::int64_t count, auto st) {
-    ACC_CUBLAS_CHECK(
+    ACC_CUDA_CHECK(
         cublasGemmStridedBatchedEx_64(d.cublas, gb.op, ga.op, n, m, k, alpha, b_base + off[2] * item, types.data,
                                       gb.ld, st[2], a_base + off[1] * item, types.data, ga.ld, st[1], beta,
                                       c_base + off[0] * item, types.data, std::max<std::int64_t>(n, 1), st[0], count,

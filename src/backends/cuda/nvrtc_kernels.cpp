@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 #include "backends/cuda/cuda_interface.hpp"
@@ -21,8 +22,8 @@ namespace {
 class Program {
  public:
   Program(const std::string& source, const std::string& name) {
-    ACC_NVRTC_CHECK(nvrtcCreateProgram(&m_program, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr),
-                    "creating an NVRTC program for kernel '" + name + "'");
+    ACC_CUDA_CHECK(nvrtcCreateProgram(&m_program, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr),
+                   "creating an NVRTC program for kernel '" + name + "'");
   }
   ~Program() { nvrtcDestroyProgram(&m_program); }
   Program(const Program&) = delete;
@@ -49,9 +50,9 @@ struct Target {
 
 Target target_for(const CudaDevice& d) {
   int count = 0;
-  ACC_NVRTC_CHECK(nvrtcGetNumSupportedArchs(&count), "listing NVRTC architectures");
+  ACC_CUDA_CHECK(nvrtcGetNumSupportedArchs(&count), "listing NVRTC architectures");
   std::vector<int> archs(static_cast<std::size_t>(count));
-  ACC_NVRTC_CHECK(nvrtcGetSupportedArchs(archs.data()), "listing NVRTC architectures");
+  ACC_CUDA_CHECK(nvrtcGetSupportedArchs(archs.data()), "listing NVRTC architectures");
   const int cc = d.cc_major * 10 + d.cc_minor;
   if (std::ranges::find(archs, cc) != archs.end()) return {fmt::format("--gpu-architecture=sm_{}", cc), true};
   int best = 0;
@@ -78,7 +79,7 @@ Built build(const CudaDevice& d, const Target& target, const std::string& name, 
   Program program(source, name);
   // The address of the kernel: valid for extern "C" functions and C++ names (templates instances too).
   const std::string expression = "&" + name;
-  ACC_NVRTC_CHECK(nvrtcAddNameExpression(program.get(), expression.c_str()), "naming kernel '" + name + "'");
+  ACC_CUDA_CHECK(nvrtcAddNameExpression(program.get(), expression.c_str()), "naming kernel '" + name + "'");
   std::vector<std::string> words = split_options(options);
   words.push_back(target.option);
   const bool has_std = std::ranges::any_of(words, [](const std::string& w) { return w.find("-std") != std::string::npos; });
@@ -91,7 +92,7 @@ Built build(const CudaDevice& d, const Target& target, const std::string& name, 
     throw ValueError(fmt::format("compiling CUDA kernel '{}' for cuda:{} failed ({}) with options '{}':\n{}", name,
                                  d.index, nvrtcGetErrorString(status), fmt::join(words, " "), program.log()));
   }
-  ACC_NVRTC_CHECK(status, "compiling kernel '" + name + "'");
+  ACC_CUDA_CHECK(status, "compiling kernel '" + name + "'");
   const char* lowered = nullptr;
   const nvrtcResult found = nvrtcGetLoweredName(program.get(), expression.c_str(), &lowered);
   ACC_CHECK(found == NVRTC_SUCCESS, ValueError, "kernel '{}' is not a __global__ function of its source ({})", name,
@@ -99,43 +100,46 @@ Built build(const CudaDevice& d, const Target& target, const std::string& name, 
   Built built{lowered, {}};
   std::size_t size = 0;
   if (target.cubin) {
-    ACC_NVRTC_CHECK(nvrtcGetCUBINSize(program.get(), &size), "reading a cubin");
+    ACC_CUDA_CHECK(nvrtcGetCUBINSize(program.get(), &size), "reading a cubin");
     built.image.resize(size);
-    ACC_NVRTC_CHECK(nvrtcGetCUBIN(program.get(), built.image.data()), "reading a cubin");
+    ACC_CUDA_CHECK(nvrtcGetCUBIN(program.get(), built.image.data()), "reading a cubin");
   } else {
-    ACC_NVRTC_CHECK(nvrtcGetPTXSize(program.get(), &size), "reading PTX");  // includes the final NUL
+    ACC_CUDA_CHECK(nvrtcGetPTXSize(program.get(), &size), "reading PTX");  // includes the final NUL
     built.image.resize(size);
-    ACC_NVRTC_CHECK(nvrtcGetPTX(program.get(), built.image.data()), "reading PTX");
+    ACC_CUDA_CHECK(nvrtcGetPTX(program.get(), built.image.data()), "reading PTX");
   }
   return built;
 }
 
+// Its module stays loaded until every launch of it has run: an event recorded after each launch is waited
+// for before cudaLibraryUnload (unloading code that queued launches still need is undefined behaviour).
 class NvrtcKernel final : public CompiledKernel {
  public:
   NvrtcKernel(std::string name, int index, const Built& built) : m_name(std::move(name)), m_index(index) {
     DeviceGuard guard(index);
-    ACC_CUDA_CHECK(cudaLibraryLoadData(&m_library, built.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-                   "loading kernel '" + m_name + "'");
-    const cudaError_t status = cudaLibraryGetKernel(&m_kernel, m_library, built.lowered_name.c_str());
+    ACC_CUDA_CHECK(cudaEventCreateWithFlags(&m_last_launch, cudaEventDisableTiming),
+                   "creating the launch event of kernel '" + m_name + "'");
+    cudaError_t status =
+        cudaLibraryLoadData(&m_library, built.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (status == cudaSuccess) status = cudaLibraryGetKernel(&m_kernel, m_library, built.lowered_name.c_str());
     if (status != cudaSuccess) {
-      cudaLibraryUnload(m_library);
-      ACC_CUDA_CHECK(status, "finding kernel '" + m_name + "' in its module");
+      release();  // no launch yet: nothing to wait for
+      ACC_CUDA_CHECK(status, "loading kernel '" + m_name + "' from its module");
     }
     // Parameter sizes, to check every launch's arguments: the query fails past the last parameter.
     for (std::size_t i = 0; i < 4096; ++i) {
       std::size_t offset = 0, size = 0;
-      if (cudaFuncGetParamInfo(reinterpret_cast<const void*>(m_kernel), i, &offset, &size) != cudaSuccess) {
-        cudaGetLastError();
+      if (clear_error(cudaFuncGetParamInfo(reinterpret_cast<const void*>(m_kernel), i, &offset, &size)) !=
+          cudaSuccess) {
         break;
       }
       m_param_sizes.push_back(size);
     }
   }
   ~NvrtcKernel() override {
-    const cudaError_t status = cudaLibraryUnload(m_library);
-    if (status != cudaSuccess && status != cudaErrorCudartUnloading) {
-      ACC_LOG_ERROR("unloading kernel '{}' failed: {}", m_name, cudaGetErrorName(status));
-    }
+    // An event never recorded counts as complete, so a kernel never launched does not wait.
+    log_failure(cudaEventSynchronize(m_last_launch), "waiting for the last launch of a user kernel");
+    release();
   }
   NvrtcKernel(const NvrtcKernel&) = delete;
   NvrtcKernel& operator=(const NvrtcKernel&) = delete;
@@ -145,12 +149,20 @@ class NvrtcKernel final : public CompiledKernel {
   void launch(std::span<const KernelArg> args, LaunchSize global, LaunchSize local) override;
 
  private:
+  void release() noexcept {
+    if (m_library != nullptr) log_failure(cudaLibraryUnload(m_library), "unloading a user kernel's module");
+    log_failure(cudaEventDestroy(m_last_launch), "cudaEventDestroy");
+  }
+
   std::string m_name;
   int m_index;
   cudaLibrary_t m_library = nullptr;
   cudaKernel_t m_kernel = nullptr;
   std::vector<std::size_t> m_param_sizes;
+  std::mutex m_launch_mutex;  // a launch and its event record as one step: the event follows every launch
+  cudaEvent_t m_last_launch = nullptr;
 };
+
 
 std::string arg_type(const KernelArg& arg) {
   return std::visit(
@@ -215,9 +227,11 @@ void NvrtcKernel::launch(std::span<const KernelArg> args, LaunchSize global, Lau
   const dim3 threads(static_cast<unsigned>(l[0]), static_cast<unsigned>(l[1]), static_cast<unsigned>(l[2]));
   const CudaDevice& d = cuda_device(dev);
   DeviceGuard guard(m_index);
+  std::lock_guard lock(m_launch_mutex);
   ACC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(m_kernel), blocks, threads, pointers.data(), 0,
                                   d.compute()),
                  "launching kernel '" + m_name + "'");
+  ACC_CUDA_CHECK(cudaEventRecord(m_last_launch, d.compute()), "recording the launch of kernel '" + m_name + "'");
 }
 
 }  // namespace
@@ -227,7 +241,7 @@ std::shared_ptr<CompiledKernel> CudaInterface::compile_kernel(int index, const s
   const CudaDevice& d = ready(index);
   const Target target = target_for(d);
   int major = 0, minor = 0;
-  ACC_NVRTC_CHECK(nvrtcVersion(&major, &minor), "querying the NVRTC version");
+  ACC_CUDA_CHECK(nvrtcVersion(&major, &minor), "querying the NVRTC version");
   const std::string key = fmt::format("cuda nvrtc {}.{}\n{}\n{}\n{}\n{}", major, minor, target.option, options, name,
                                       source);
   Built built;

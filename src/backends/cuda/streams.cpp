@@ -10,13 +10,8 @@ namespace {
 class CudaEvent final : public Event {
  public:
   explicit CudaEvent(cudaEvent_t event) : m_event(event) {}
-  ~CudaEvent() override {
-    // At process exit the runtime may be unloaded before the last event: nothing is left to release then.
-    const cudaError_t status = cudaEventDestroy(m_event);
-    if (status != cudaSuccess && status != cudaErrorCudartUnloading) {
-      ACC_LOG_ERROR("cudaEventDestroy failed: {}", cudaGetErrorName(status));
-    }
-  }
+  // At process exit the runtime may be unloaded before the last event: log_failure says nothing then.
+  ~CudaEvent() override { log_failure(cudaEventDestroy(m_event), "cudaEventDestroy"); }
   CudaEvent(const CudaEvent&) = delete;
   CudaEvent& operator=(const CudaEvent&) = delete;
 
@@ -24,10 +19,10 @@ class CudaEvent final : public Event {
   bool query() override {
     const cudaError_t status = cudaEventQuery(m_event);
     if (status == cudaErrorNotReady) {
-      cudaGetLastError();  // "not ready" is an answer, not an error
+      clear_error(status);  // an answer, not an error (Note [CUDA last error])
       return false;
     }
-    ACC_CUDA_CHECK(status, "querying an event");
+    ACC_CUDA_CHECK(status, "querying an event");  // throw_status clears it
     return true;
   }
   cudaEvent_t get() const noexcept { return m_event; }
@@ -36,17 +31,21 @@ class CudaEvent final : public Event {
   cudaEvent_t m_event;
 };
 
-// A block of the pinned pool, returned to it on destruction.
+// A block of the pinned pool. `block` returns it to the pool when its last reference goes: this buffer's,
+// or that of the last asynchronous copy still using it (Note [CUDA memory and streams]).
 class PinnedHostBuffer final : public HostBuffer {
  public:
-  PinnedHostBuffer(CachingAllocator& pool, void* data, std::size_t size)
-      : HostBuffer(data, size, true), m_pool(pool) {}
-  ~PinnedHostBuffer() override { m_pool.deallocate(data()); }
+  PinnedHostBuffer(StagingBlocks& staging, std::shared_ptr<void> block, std::size_t size)
+      : HostBuffer(block.get(), size, true), m_staging(staging), m_block(std::move(block)) {
+    m_staging.add(data(), size, m_block);
+  }
+  ~PinnedHostBuffer() override { m_staging.remove(data()); }
   PinnedHostBuffer(const PinnedHostBuffer&) = delete;
   PinnedHostBuffer& operator=(const PinnedHostBuffer&) = delete;
 
  private:
-  CachingAllocator& m_pool;
+  StagingBlocks& m_staging;
+  std::shared_ptr<void> m_block;
 };
 
 cudaEvent_t new_event_after(cudaStream_t stream) {
@@ -54,10 +53,22 @@ cudaEvent_t new_event_after(cudaStream_t stream) {
   ACC_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
   const cudaError_t status = cudaEventRecord(event, stream);
   if (status != cudaSuccess) {
-    cudaEventDestroy(event);
+    log_failure(cudaEventDestroy(event), "cudaEventDestroy");
     ACC_CUDA_CHECK(status, "recording an event");
   }
   return event;
+}
+
+// One query per pending event; error statuses are cleared so that the next launch check does not report
+// them (Note [CUDA last error]).
+EventState state_of(cudaEvent_t event) noexcept {
+  const cudaError_t status = cudaEventQuery(event);
+  if (status == cudaSuccess) return EventState::done;
+  clear_error(status);
+  if (status == cudaErrorNotReady) return EventState::pending;
+  ACC_LOG_WARN("an asynchronous copy's event reports {} ({}): its memory is released, the copy will not run",
+               cudaGetErrorName(status), cudaGetErrorString(status));
+  return EventState::failed;
 }
 
 }  // namespace
@@ -65,7 +76,7 @@ cudaEvent_t new_event_after(cudaStream_t stream) {
 void CudaInterface::order_first_use(CudaDevice& d, const Tensor& t, Stream stream) {
   const Storage* key = t.storage().get();
   {
-    std::lock_guard lock(d.pending_mutex);
+    std::lock_guard lock(d.fenced_mutex);
     auto it = d.fenced.find(key);
     if (it != d.fenced.end() && !it->second.expired()) return;
     d.fenced[key] = t.storage();
@@ -76,54 +87,46 @@ void CudaInterface::order_first_use(CudaDevice& d, const Tensor& t, Stream strea
   stream_wait(d.index, stream, *queued);
 }
 
-void CudaInterface::keep_until_done(CudaDevice& d, const Tensor& t, Stream stream) {
-  cudaEvent_t event = new_event_after(d.stream(stream));
-  std::lock_guard lock(d.pending_mutex);
-  d.pending.push_back(PendingUse{t.storage(), event});
+void CudaInterface::keep_until_done(CudaDevice& d, const Tensor& t, const void* host, Stream stream) {
+  std::vector<std::shared_ptr<const void>> kept{t.storage()};
+  if (auto staging = m_staging.find(host)) kept.push_back(std::move(staging));
+  cudaEvent_t done = nullptr;
+  try {
+    done = new_event_after(d.stream(stream));
+  } catch (const Error&) {
+    // Without an event nothing says when the copy is over: wait for it before its memory can be reused.
+    log_failure(cudaStreamSynchronize(d.stream(stream)), "waiting for a copy whose event could not be recorded");
+    throw;
+  }
+  d.pending.add(done, std::move(kept));
 }
 
-void CudaInterface::release_finished(CudaDevice& d, bool all_done) {
-  std::vector<PendingUse> finished;
-  {
-    std::lock_guard lock(d.pending_mutex);
-    auto keep = d.pending.begin();
-    for (auto& use : d.pending) {
-      const cudaError_t status = all_done ? cudaSuccess : cudaEventQuery(use.done);
-      if (status == cudaErrorNotReady) {
-        cudaGetLastError();
-        if (&*keep != &use) *keep = std::move(use);
-        ++keep;
-      } else {
-        // An error status is reported by the next synchronising call; the copy is over either way.
-        finished.push_back(std::move(use));
-      }
-    }
-    d.pending.erase(keep, d.pending.end());
-  }
-  // Storages are released outside the lock: freeing takes the allocator's lock.
-  for (auto& use : finished) cudaEventDestroy(use.done);
+void CudaInterface::release_finished(CudaDevice& d) {
+  auto finished = d.pending.take_finished(state_of);
+  for (auto& use : finished) log_failure(cudaEventDestroy(use.done), "cudaEventDestroy");
+  // `finished` goes here, outside the list's lock: dropping the last reference to a block frees it.
 }
 
 void CudaInterface::copy_from_host_async(const Tensor& dst, const void* src, Stream stream) {
   CudaDevice& d = ready(dst.device().index);
   if (dst.nbytes() == 0) return;
   DeviceGuard guard(d.index);
-  release_finished(d, false);
+  release_finished(d);
   order_first_use(d, dst, stream);
   ACC_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src, dst.nbytes(), cudaMemcpyHostToDevice, d.stream(stream)),
                  "enqueueing a copy to " + dst.device().str());
-  keep_until_done(d, dst, stream);
+  keep_until_done(d, dst, src, stream);
 }
 
 void CudaInterface::copy_to_host_async(void* dst, const Tensor& src, Stream stream) {
   CudaDevice& d = ready(src.device().index);
   if (src.nbytes() == 0) return;
   DeviceGuard guard(d.index);
-  release_finished(d, false);
+  release_finished(d);
   order_first_use(d, src, stream);
   ACC_CUDA_CHECK(cudaMemcpyAsync(dst, src.data_ptr(), src.nbytes(), cudaMemcpyDeviceToHost, d.stream(stream)),
                  "enqueueing a copy from " + src.device().str());
-  keep_until_done(d, src, stream);
+  keep_until_done(d, src, dst, stream);
 }
 
 EventPtr CudaInterface::record_event(int index, Stream stream) {
@@ -139,25 +142,29 @@ void CudaInterface::stream_wait(int index, Stream stream, const Event& event) {
   CudaDevice& d = ready(index);
   DeviceGuard guard(index);
   ACC_CUDA_CHECK(cudaStreamWaitEvent(d.stream(stream), cuda_event->get(), 0), "making a stream wait for an event");
-  release_finished(d, false);
+  release_finished(d);
 }
 
 void CudaInterface::synchronize_stream(int index, Stream stream) {
   CudaDevice& d = ready(index);
   DeviceGuard guard(index);
   ACC_CUDA_CHECK(cudaStreamSynchronize(d.stream(stream)), "synchronizing a stream");
-  release_finished(d, false);
+  release_finished(d);
 }
 
 std::unique_ptr<HostBuffer> CudaInterface::allocate_host(int index, std::size_t nbytes) {
-  ready(index);
+  CudaDevice& d = ready(index);
+  release_finished(d);  // staging blocks whose copies have completed go back to the pool first
   void* data = nullptr;
   try {
     data = m_pinned_pool->allocate(nbytes);
   } catch (const OutOfMemoryError& e) {
     throw OutOfMemoryError(fmt::format("pinned staging memory for cuda:{}: {}", index, e.what()));
   }
-  return std::make_unique<PinnedHostBuffer>(*m_pinned_pool, data, nbytes);
+  // If making the handle throws, shared_ptr calls the deleter: the block goes back to the pool.
+  CachingAllocator* pool = m_pinned_pool.get();
+  std::shared_ptr<void> block(data, [pool](void* p) { pool->deallocate(p); });
+  return std::make_unique<PinnedHostBuffer>(m_staging, std::move(block), nbytes);
 }
 
 }  // namespace accelera::cuda
