@@ -122,6 +122,35 @@ TEST_P(Attention, QueriesThatSeeNoKeyGetZeroAndMinusInfinity) {
   for (std::int64_t c = 0; c < 32; ++c) EXPECT_EQ(get(dq, {0, 0, 0, c}), 0.0);
 }
 
+// A nan in a query makes its row's output and lse nan; a nan in a key, every row that sees the key; the
+// other rows stay finite. The same on every device (no masking of nan as "no visible key").
+TEST_P(Attention, NanPropagatesToTheRowsItReaches) {
+  const Device dev = GetParam();
+  for (DType dt : {DType::f32, DType::f64}) {
+    for (std::int64_t d : {8, 64}) {
+      for (bool causal : {false, true}) {
+        const Tensor q = random_tensor(Shape{1, 2, 40, d}, dt, rng);
+        const Tensor k = random_tensor(Shape{1, 2, 40, d}, dt, rng);
+        const Tensor v = random_tensor(Shape{1, 2, 40, d}, dt, rng);
+        set(q, {0, 0, 3, 1}, kNaN);   // query 3 of head 0
+        set(k, {0, 1, 30, 0}, kNaN);  // key 30 of head 1: seen by every query without the mask, by 30.. with it
+        const auto r = accelera::attention(on(q, dev), on(k, dev), on(v, dev), std::nullopt, causal);
+        const Tensor out = host(r.out), lse = host(r.lse);
+        for (std::int64_t h = 0; h < 2; ++h) {
+          for (std::int64_t i = 0; i < 40; ++i) {
+            const bool nan = (h == 0 && i == 3) || (h == 1 && (!causal || i >= 30));
+            EXPECT_EQ(std::isnan(get(lse, {0, h, i})), nan) << dtype_name(dt) << " d" << d << " h" << h << " i" << i;
+            for (std::int64_t c = 0; c < d; ++c) {
+              ASSERT_EQ(std::isnan(get(out, {0, h, i, c})), nan)
+                  << dtype_name(dt) << " d" << d << (causal ? " causal" : "") << " h" << h << " i" << i << " c" << c;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_P(Attention, EmptyKeysGiveZeros) {
   const Device dev = GetParam();
   const Tensor q = on(random_tensor(Shape{1, 2, 3, 32}, DType::f32, rng), dev);

@@ -60,9 +60,14 @@ void run(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool c
           const std::int64_t visible = std::clamp<std::int64_t>(causal ? q0 + i + mask.offset - k0 + 1 : nk, 0, nk);
           for (std::int64_t j = visible; j < kBlock; ++j) srow[j] = neg_inf;
           T row_max = neg_inf;
-#pragma omp simd reduction(max : row_max)
-          for (std::int64_t j = 0; j < kBlock; ++j) row_max = srow[j] > row_max ? srow[j] : row_max;
-          const T m_new = std::max(w.m[i], row_max);
+          int nan = 0;
+#pragma omp simd reduction(max : row_max) reduction(| : nan)
+          for (std::int64_t j = 0; j < kBlock; ++j) {
+            row_max = srow[j] > row_max ? srow[j] : row_max;
+            nan |= srow[j] != srow[j];
+          }
+          // A nan score makes the row nan (output and lse), as the float64 definition does.
+          const T m_new = nan || w.m[i] != w.m[i] ? std::numeric_limits<T>::quiet_NaN() : std::max(w.m[i], row_max);
           if (m_new == neg_inf) continue;  // nothing visible yet: p is all zero
           const T alpha = vmath::exp(w.m[i] - m_new);
           T sum = 0;
@@ -87,7 +92,7 @@ void run(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool c
       for (std::int64_t i = 0; i < mq; ++i) {
         T* dst = os + (h * lq + q0 + i) * d;
         const T* src = w.o.data() + i * dp;
-        const bool seen = w.l[i] > T(0);
+        const bool seen = w.l[i] > T(0) || w.l[i] != w.l[i];  // nan stays nan
         const T inv = seen ? T(1) / w.l[i] : T(0);
         for (std::int64_t c = 0; c < d; ++c) dst[c] = src[c] * inv;
         lses[h * lq + q0 + i] = seen ? w.m[i] + std::log(w.l[i]) : neg_inf;

@@ -27,9 +27,10 @@ constexpr int kElems = 8;  // head-dim elements per lane: G * kElems covers the 
 constexpr int kChunk = kAttentionChunk;
 constexpr unsigned kFullMask = 0xffffffffu;
 
+// max that propagates nan: a nan score makes its row nan, as the float64 definition does.
 template <typename C>
 __device__ inline C max_of(C a, C b) {
-  return a > b ? a : b;
+  return a > b || a != a ? a : b;
 }
 template <typename C>
 __device__ inline C minus_infinity() {
@@ -171,7 +172,7 @@ __global__ void __launch_bounds__(kThreadsSimt)
       }
     }
     if (active) {
-      const bool seen = l > C(0);  // l >= 1 once any key was seen
+      const bool seen = l > C(0) || l != l;  // l >= 1 once any key was seen; nan stays nan
       store_row<T, G>(out + (h * D.lq + i) * d, o, seen ? C(1) / l : C(0), lane, d);
       if (lane == 0) lse[h * D.lq + i] = seen ? m + log_of(l) : neg_inf;
     }

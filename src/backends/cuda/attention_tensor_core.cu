@@ -40,6 +40,9 @@ constexpr std::size_t kDefaultSmemLimit = 48 * 1024;  // dynamic shared memory p
 using Accumulator = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
 constexpr int kAccElems = Accumulator::num_elements;
 
+// max that propagates nan: a nan score makes its row nan (output and lse), as the float64 definition does.
+__device__ inline float nan_max(float a, float b) { return a > b || a != a ? a : b; }
+
 template <typename T>
 struct WmmaType;
 template <>
@@ -193,10 +196,10 @@ __global__ void __launch_bounds__(kThreadsTc)
       for (int t = 0; t < BK / 2; ++t) {
         const int c = 2 * t + part;
         const bool seen = c < nk && k0 + c <= last;
-        mx = fmaxf(mx, seen ? srow[c] * scale_log2 : -INFINITY);
+        mx = nan_max(mx, seen ? srow[c] * scale_log2 : -INFINITY);
       }
-      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
-      const float m_new = fmaxf(m, mx);
+      mx = nan_max(mx, __shfl_xor_sync(kFullMask, mx, 1));
+      const float m_new = nan_max(m, mx);
       const bool any = m_new != -INFINITY;  // some key of this row seen so far
       const float alpha = any ? exp2f(m - m_new) : 1.f;  // 0 when m = -inf: O and l are still 0 then
       E* prow = ps + r * L.ldp;
@@ -242,7 +245,7 @@ __global__ void __launch_bounds__(kThreadsTc)
 
   // out = O / l (0 for a row that saw no key), through the scratch 16 columns at a time; lse = ln 2 (m + log2 l).
   __syncwarp();  // every lane is done reading rowv and the scratch
-  if (part == 0) rowv[r] = l > 0.f ? 1.f / l : 0.f;
+  if (part == 0) rowv[r] = l > 0.f || l != l ? 1.f / l : 0.f;  // a nan row stays nan
   __syncwarp();
 #pragma unroll
   for (int t = 0; t < kAccElems; ++t) factor[t] = rowv[row_of[t]];
@@ -261,7 +264,7 @@ __global__ void __launch_bounds__(kThreadsTc)
     __syncwarp();  // read before the next fragment overwrites the scratch
   }
   const std::int64_t qi = warp_q0 + r;
-  if (part == 0 && qi < D.lq) lse[h * D.lq + qi] = l > 0.f ? (m + log2f(l)) * kLn2 : -INFINITY;
+  if (part == 0 && qi < D.lq) lse[h * D.lq + qi] = l > 0.f || l != l ? (m + log2f(l)) * kLn2 : -INFINITY;
 #else
   __trap();  // never launched: the host checks the kernel's PTX version first
 #endif

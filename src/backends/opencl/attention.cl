@@ -32,9 +32,9 @@ __kernel void attention(const long lq, const long lk, const int d, const long q_
       T acc = 0;
       for (int c = 0; c < d; ++c) acc += qr[c] * ks[j * d + c];
       s[j] = acc * scale;
-      tile_max = fmax(tile_max, s[j]);
+      tile_max = nan_max(tile_max, s[j]);
     }
-    const T m_new = fmax(m, tile_max);
+    const T m_new = nan_max(m, tile_max);
     const T alpha = exp(m - m_new);
     T sum = 0;
     for (int c = 0; c < d; ++c) o[c] *= alpha;
@@ -47,7 +47,8 @@ __kernel void attention(const long lq, const long lk, const int d, const long q_
     m = m_new;
   }
   if (!active) return;
-  const T inv = l > (T)0 ? (T)1 / l : (T)0;
+  const bool seen = l > (T)0 || isnan(l);  // a nan score leaves a nan row and lse
+  const T inv = seen ? (T)1 / l : (T)0;
   for (int c = 0; c < d; ++c) out[oo + (h * lq + i) * d + c] = o[c] * inv;
-  lse[lo + h * lq + i] = l > (T)0 ? m + log(l) : -INFINITY;
+  lse[lo + h * lq + i] = seen ? m + log(l) : -INFINITY;
 }

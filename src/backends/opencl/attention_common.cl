@@ -3,6 +3,9 @@
 // window, aligned to the bottom-right corner (Note [Attention] in ops/attention.cpp): query i sees keys
 // j <= i + lk - lq.
 
+// max that propagates nan: a nan score makes its row nan (output and lse), as the float64 definition does.
+inline T nan_max(const T a, const T b) { return (a > b || isnan(a)) ? a : b; }
+
 // row[c] = src[c] for c < d when `active`, else 0.
 inline void load_row(T* row, __global const T* src, const bool active, const int d) {
   for (int c = 0; c < d; ++c) row[c] = active ? src[c] : (T)0;
