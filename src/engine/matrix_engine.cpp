@@ -16,7 +16,6 @@ namespace accelera {
 
 namespace {
 
-using engine::OutputTile;
 using engine::Plan;
 using engine::PlanRequest;
 
@@ -33,7 +32,7 @@ void copy_across_devices(const Tensor& src, const Tensor& dst) {
   device_interface(dst.device()).synchronize(dst.device().index);
 }
 
-Tensor block(const Tensor& m, const OutputTile& t) {
+Tensor block(const Tensor& m, const OutputChunk& t) {
   return m.slice(0, t.row0, t.row0 + t.rows).slice(1, t.col0, t.col0 + t.cols);
 }
 
@@ -66,7 +65,6 @@ void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional
 MatrixEngine::MatrixEngine(EngineOptions options) : m_options(std::move(options)) {
   m_device = m_options.device.value_or(default_device());
   device_interface(m_device);  // says "built without X support" or "no X device found"
-  engine::parse_strategy(m_options.chunking_strategy);
   if (m_options.chunk_size) set_chunk_size(*m_options.chunk_size);
   set_memory_budget(m_options.memory_budget);
 }
@@ -78,10 +76,7 @@ void MatrixEngine::set_chunk_size(std::int64_t chunk_size) {
 
 void MatrixEngine::enable_auto_memory_detection(bool enabled) { m_options.auto_detect_memory = enabled; }
 
-void MatrixEngine::set_chunking_strategy(const std::string& strategy) {
-  engine::parse_strategy(strategy);
-  m_options.chunking_strategy = strategy;
-}
+void MatrixEngine::set_chunking_strategy(ChunkingStrategy strategy) { m_options.chunking_strategy = strategy; }
 
 void MatrixEngine::set_memory_budget(std::optional<std::int64_t> bytes) {
   ACC_CHECK(!bytes || *bytes > 0, ValueError, "memory budget must be positive, got {}", bytes.value_or(0));
@@ -122,20 +117,18 @@ void MatrixEngine::cleanup() {
   empty_cache(m_device);
 }
 
-Tensor MatrixEngine::matmul(const Tensor& a, const Tensor& b, std::optional<std::string> chunk_strategy,
+Tensor MatrixEngine::matmul(const Tensor& a, const Tensor& b, std::optional<ChunkingStrategy> chunk_strategy,
                             std::optional<Tensor> out) {
-  const std::string strategy = chunk_strategy.value_or(m_options.chunking_strategy);
-  engine::parse_strategy(strategy);
-  return run_matmul(a, b, strategy, std::nullopt, std::move(out));
+  return run_matmul(a, b, chunk_strategy.value_or(m_options.chunking_strategy), out);
 }
 
 Tensor MatrixEngine::matmul_chunks(const Tensor& a, const Tensor& b, std::vector<OutputChunk> chunks,
                                    std::optional<Tensor> out) {
-  return run_matmul(a, b, "tile", std::move(chunks), std::move(out));
+  return run_matmul(a, b, std::move(chunks), out);
 }
 
-Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
-                                std::optional<std::vector<OutputChunk>> chunks, std::optional<Tensor> out) {
+Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& tiling,
+                                const std::optional<Tensor>& out) {
   check_matmul_operands(a, b, out);
   const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
   const DType dtype = a.dtype();
@@ -161,8 +154,9 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const std::str
   const std::int64_t in_core_bytes = operand_bytes(a, m * k * e) + operand_bytes(b, k * n * e) + rounded(m * n * e);
   // A fixed chunk size (auto-detection off) asks for chunked execution even when everything would fit.
   const bool fixed_chunks = !m_options.auto_detect_memory && m_options.chunk_size.has_value();
+  const bool caller_chunks = std::holds_alternative<std::vector<OutputChunk>>(tiling);
   std::int64_t stream_budget = budget;
-  if (m == 0 || n == 0 || k == 0 || (!chunks && !fixed_chunks && in_core_bytes <= budget)) {
+  if (m == 0 || n == 0 || k == 0 || (!caller_chunks && !fixed_chunks && in_core_bytes <= budget)) {
     try {
       return finish(run_in_core(a, b, out, in_core_bytes, stats));
     } catch (const OutOfMemoryError& error) {
@@ -176,7 +170,7 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const std::str
       stats.bytes_host_to_device = stats.bytes_device_to_host = 0;
     }
   }
-  return finish(run_streamed_matmul(a, b, strategy, chunks, out, stream_budget, stats));
+  return finish(run_streamed_matmul(a, b, tiling, out, stream_budget, stats));
 }
 
 Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out,
@@ -206,8 +200,7 @@ Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::op
   return result.to(Device::cpu());
 }
 
-Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
-                                         const std::optional<std::vector<OutputChunk>>& chunks,
+Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const Tiling& tiling,
                                          const std::optional<Tensor>& out, std::int64_t budget, RunStats& stats) {
   const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
   const DType dtype = a.dtype();
@@ -222,7 +215,9 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
   PlanRequest request;
   request.k = k;
   request.element_size = e;
-  request.strategy = engine::parse_strategy(strategy);
+  const auto* chunks = std::get_if<std::vector<OutputChunk>>(&tiling);
+  // Regions split after a failure are planned with square tiles when the caller chose the chunks.
+  request.strategy = chunks ? ChunkingStrategy::tile : std::get<ChunkingStrategy>(tiling);
   request.min_chunk = cfg.min_chunk_size;
   request.max_chunk = cfg.max_chunk_size;
   request.panels_in_flight = cfg.enable_prefetch ? 2 : 1;
@@ -241,7 +236,7 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
   // unfinished tile with half the memory; what not even the smallest tile can do on the device is computed
   // on the CPU, once a failure has been seen (`after_failure`). A budget too small from the start is the
   // caller's error.
-  std::function<void(const OutputTile&, std::int64_t, bool, bool)> run_region = [&](const OutputTile& region,
+  std::function<void(const OutputChunk&, std::int64_t, bool, bool)> run_region = [&](const OutputChunk& region,
                                                                                       std::int64_t region_budget,
                                                                                       bool top, bool after_failure) {
     PlanRequest r = request;
@@ -251,9 +246,7 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
     Plan plan;
     try {
       if (chunks && top) {
-        std::vector<OutputTile> tiles;
-        for (const auto& c : *chunks) tiles.push_back({c.row0, c.rows, c.col0, c.cols});
-        plan = engine::plan_from_tiles(r, std::move(tiles));
+        plan = engine::plan_from_tiles(r, *chunks);
       } else {
         plan = engine::plan_matmul(r);
       }
@@ -281,7 +274,7 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
       t.col0 += region.col0;
     }
     if (top) {
-      stats.strategy = chunks ? "chunks" : engine::strategy_name(plan.strategy);
+      stats.strategy = chunks ? "chunks" : std::string(strategy_name(plan.strategy));
       stats.tile_m = plan.tile_m;
       stats.tile_n = plan.tile_n;
       stats.tile_k = plan.tile_k;
@@ -318,7 +311,7 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
       }
     }
   };
-  run_region(OutputTile{0, m, 0, n}, budget, true, stats.fallbacks > 0);
+  run_region(OutputChunk{0, m, 0, n}, budget, true, stats.fallbacks > 0);
   stats.bytes_host_to_device = counters.bytes_host_to_device;
   stats.bytes_device_to_host = counters.bytes_device_to_host;
   stats.peak_device_bytes = counters.peak_device_bytes;

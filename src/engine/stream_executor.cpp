@@ -77,7 +77,7 @@ class Pipeline {
     std::int64_t step = 0;
     for (std::size_t t = 0; t < m_plan.tiles.size(); ++t) {
       if (done[t]) continue;
-      const OutputTile& tile = m_plan.tiles[t];
+      const OutputChunk& tile = m_plan.tiles[t];
       OutputSlot& out = m_out[t % m_out.size()];
       if (out.pending_tile >= 0) finish(out, done, on_tile_done);
       const Tensor c = matrix_view(out.buffer, tile.rows, tile.cols);
@@ -169,7 +169,7 @@ class Pipeline {
 
   void finish(OutputSlot& out, std::vector<char>& done, const std::function<void(std::size_t)>& on_tile_done) {
     const auto t = out.pending_tile;
-    const OutputTile& tile = m_plan.tiles[static_cast<std::size_t>(t)];
+    const OutputChunk& tile = m_plan.tiles[static_cast<std::size_t>(t)];
     out.downloaded->synchronize();
     out.pending_tile = -1;
     copy_into(staging_view(*out.staging, tile.rows, tile.cols, m_dtype),
