@@ -189,10 +189,17 @@ Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::op
   if (!m_device.is_cpu()) {
     stats.bytes_host_to_device = (a.device() == m_device ? 0 : m * k * e) + (b.device() == m_device ? 0 : k * n * e);
   }
-  const Tensor result = accelera::matmul(a.to(m_device), b.to(m_device));
+  // The product goes straight into `out` when it lives on the engine's device.
+  const bool into_out = out && out->device() == m_device;
+  const Tensor result = into_out ? *out : Tensor::empty(Shape({m, n}), a.dtype(), m_device);
+  matmul_into(a.to(m_device), b.to(m_device), result);
+  if (into_out) {
+    device_interface(m_device).synchronize(m_device.index);  // `out` is complete on return, as on the host
+    return *out;
+  }
   if (out) {
     copy_across_devices(result, *out);
-    if (out->device() != m_device) stats.bytes_device_to_host = m * n * e;
+    stats.bytes_device_to_host = m * n * e;
     return *out;
   }
   if (inputs_on_device) return result;
@@ -258,9 +265,8 @@ Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const
                                                region.row0 + region.rows, region.col0, region.col0 + region.cols,
                                                error.what()));
       ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
-      const Tensor part = accelera::matmul(ah.slice(0, region.row0, region.row0 + region.rows),
-                                           bh.slice(1, region.col0, region.col0 + region.cols));
-      copy_across_devices(part, block(ch, region));
+      matmul_into(ah.slice(0, region.row0, region.row0 + region.rows),
+                  bh.slice(1, region.col0, region.col0 + region.cols), block(ch, region));
       if (top) {
         stats.strategy = "cpu";
         stats.tiles = 1;

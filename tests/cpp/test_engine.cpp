@@ -176,6 +176,15 @@ TEST_P(EngineTest, OutputOnTheDeviceAndInputsOnTheDevice) {
   EXPECT_EQ(c.device(), d);
   expect_product(c.to(Device::cpu()), a, b, "in core on the device");
   EXPECT_EQ(engine.last_run().strategy, "in-core");
+  // In core into a given out: on the host, on the device, strided on the device.
+  const Tensor on_host = accelera::full(Shape({40, 20}), kNaN, DType::f32);
+  const Tensor on_device = accelera::full(Shape({40, 20}), kNaN, DType::f32, d);
+  const Tensor strided = accelera::full(Shape({20, 40}), kNaN, DType::f32, d).T();
+  for (const Tensor& out : {on_host, on_device, strided}) {
+    engine.matmul(a, b, std::nullopt, out);
+    expect_product(out.to(Device::cpu()), a, b, "in core into " + out.device().str());
+    EXPECT_EQ(engine.last_run().strategy, "in-core");
+  }
 }
 
 TEST_P(EngineTest, RecoversFromOutOfMemoryAtEveryAllocation) {
