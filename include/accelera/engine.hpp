@@ -1,7 +1,8 @@
 #pragma once
 // The out-of-core matrix engine: matmul of host-resident matrices (memory-mapped ones included) larger than
 // device memory, streamed through a device in tiles with copies overlapping compute (Note [Out-of-core
-// matmul plan] in src/engine/tile_planner.hpp, Note [Streamed execution] in src/engine/stream_executor.hpp).
+// matmul plan] in src/engine/tile_planner.hpp, Note [Streamed execution] in src/engine/stream_executor.hpp,
+// Note [Out-of-memory recovery] in src/engine/streamed_matmul.hpp).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -115,8 +116,6 @@ class ACC_API MatrixEngine {
   Tensor run_matmul(const Tensor& a, const Tensor& b, const Tiling& tiling, const std::optional<Tensor>& out);
   Tensor run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out, std::int64_t in_core_bytes,
                      RunStats& stats);
-  Tensor run_streamed_matmul(const Tensor& a, const Tensor& b, const Tiling& tiling, const std::optional<Tensor>& out,
-                             std::int64_t budget, RunStats& stats);
   Tensor elementwise(const Tensor& a, const Tensor& b, bool multiply);
 
   EngineOptions m_options;

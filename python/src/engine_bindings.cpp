@@ -58,7 +58,8 @@ void bind_engine(nb::module_& m) {
       .def(
           "__init__",
           [](MatrixEngine* self, std::optional<std::string> device, bool auto_detect_memory,
-             const std::string& strategy, std::optional<std::int64_t> chunk_size, bool enable_progress, std::optional<std::int64_t> budget) {
+             const std::string& strategy, std::optional<std::int64_t> chunk_size, bool enable_progress,
+             std::optional<std::int64_t> budget) {
             EngineOptions o;
             if (device) o.device = Device::parse(*device);
             o.auto_detect_memory = auto_detect_memory;

@@ -1,39 +1,22 @@
 #include "accelera/engine.hpp"
 
 #include <chrono>
-#include <memory>
 
-#include "accelera/core/registry.hpp"
-#include "accelera/core/config.hpp"
 #include "accelera/core/error.hpp"
+#include "accelera/core/registry.hpp"
 #include "accelera/ops.hpp"
 #include "core/log.hpp"
-#include "engine/progress_bar.hpp"
-#include "engine/stream_executor.hpp"
-#include "engine/tile_planner.hpp"
+#include "engine/blocks.hpp"
+#include "engine/streamed_matmul.hpp"
 
 namespace accelera {
 
 namespace {
 
-using engine::Plan;
-using engine::PlanRequest;
-
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::int64_t rounded(std::int64_t bytes) {
   return static_cast<std::int64_t>(CachingAllocator::round_size(static_cast<std::size_t>(bytes)));
-}
-
-// dst = src across devices; dst may be any view.
-void copy_across_devices(const Tensor& src, const Tensor& dst) {
-  const Tensor from = src.device() == dst.device() ? src : src.to(dst.device());
-  accelera::copy_into(from, dst);
-  device_interface(dst.device()).synchronize(dst.device().index);
-}
-
-Tensor block(const Tensor& m, const OutputChunk& t) {
-  return m.slice(0, t.row0, t.row0 + t.rows).slice(1, t.col0, t.col0 + t.cols);
 }
 
 void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out) {
@@ -170,7 +153,9 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& 
       stats.bytes_host_to_device = stats.bytes_device_to_host = 0;
     }
   }
-  return finish(run_streamed_matmul(a, b, tiling, out, stream_budget, stats));
+  const engine::StreamSettings settings{m_device, fixed_chunks ? *m_options.chunk_size : 0, m_options.enable_progress,
+                                        &m_callback};
+  return finish(engine::streamed_matmul(a, b, tiling, out, stream_budget, settings, stats));
 }
 
 Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out,
@@ -198,134 +183,13 @@ Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::op
     return *out;
   }
   if (out) {
-    copy_across_devices(result, *out);
+    engine::copy_across_devices(result, *out);
     stats.bytes_device_to_host = m * n * e;
     return *out;
   }
   if (inputs_on_device) return result;
   if (!m_device.is_cpu()) stats.bytes_device_to_host = m * n * e;
   return result.to(Device::cpu());
-}
-
-Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const Tiling& tiling,
-                                         const std::optional<Tensor>& out, std::int64_t budget, RunStats& stats) {
-  const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
-  const DType dtype = a.dtype();
-  const auto e = static_cast<std::int64_t>(dtype_size(dtype));
-
-  // Streamed: host views of the operands, the result written tile by tile into host memory.
-  const Tensor ah = a.device().is_cpu() ? a : a.to(Device::cpu());
-  const Tensor bh = b.device().is_cpu() ? b : b.to(Device::cpu());
-  const Tensor ch = (out && out->device().is_cpu()) ? *out : Tensor::empty(Shape({m, n}), dtype, Device::cpu());
-  stats.streamed = true;
-  const Config& cfg = config();
-  PlanRequest request;
-  request.k = k;
-  request.element_size = e;
-  const auto* chunks = std::get_if<std::vector<OutputChunk>>(&tiling);
-  // Regions split after a failure are planned with square tiles when the caller chose the chunks.
-  request.strategy = chunks ? ChunkingStrategy::tile : std::get<ChunkingStrategy>(tiling);
-  request.min_chunk = cfg.min_chunk_size;
-  request.max_chunk = cfg.max_chunk_size;
-  request.panels_in_flight = cfg.enable_prefetch ? 2 : 1;
-  if (!m_options.auto_detect_memory && m_options.chunk_size) request.chunk_size = *m_options.chunk_size;
-
-  engine::StreamJob job{ah, bh, ch, m_device, request.panels_in_flight, 2};
-  engine::StreamCounters counters;
-  std::int64_t tiles_done = 0, tiles_total = 0;
-  std::unique_ptr<engine::ProgressBar> progress;
-
-  auto start_progress = [&](std::int64_t total) {
-    tiles_total = total;
-    progress = std::make_unique<engine::ProgressBar>("matmul", tiles_total, m_options.enable_progress);
-  };
-  // Runs a region of C within a budget (`top`: the whole call). After out-of-memory it resumes each
-  // unfinished tile with half the memory; what not even the smallest tile can do on the device is computed
-  // on the CPU, once a failure has been seen (`after_failure`). A budget too small from the start is the
-  // caller's error.
-  std::function<void(const OutputChunk&, std::int64_t, bool, bool)> run_region = [&](const OutputChunk& region,
-                                                                                      std::int64_t region_budget,
-                                                                                      bool top, bool after_failure) {
-    PlanRequest r = request;
-    r.m = region.rows;
-    r.n = region.cols;
-    r.budget_bytes = region_budget;
-    Plan plan;
-    try {
-      if (chunks && top) {
-        plan = engine::plan_from_tiles(r, *chunks);
-      } else {
-        plan = engine::plan_matmul(r);
-      }
-    } catch (const OutOfMemoryError& error) {
-      if (!after_failure) throw;
-      // Not even the smallest tile fits any more: this region is computed on the CPU.
-      ++stats.fallbacks;
-      stats.fallback_log.push_back(fmt::format("rows [{}, {}) x cols [{}, {}) computed on the CPU: {}", region.row0,
-                                               region.row0 + region.rows, region.col0, region.col0 + region.cols,
-                                               error.what()));
-      ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
-      matmul_into(ah.slice(0, region.row0, region.row0 + region.rows),
-                  bh.slice(1, region.col0, region.col0 + region.cols), block(ch, region));
-      if (top) {
-        stats.strategy = "cpu";
-        stats.tiles = 1;
-        start_progress(1);
-        ++tiles_done;
-      }
-      return;
-    }
-    for (auto& t : plan.tiles) {
-      t.row0 += region.row0;
-      t.col0 += region.col0;
-    }
-    if (top) {
-      stats.strategy = chunks ? "chunks" : std::string(strategy_name(plan.strategy));
-      stats.tile_m = plan.tile_m;
-      stats.tile_n = plan.tile_n;
-      stats.tile_k = plan.tile_k;
-      stats.k_steps = plan.k_steps();
-      stats.tiles = static_cast<std::int64_t>(plan.tiles.size());
-      start_progress(stats.tiles);
-    }
-    std::vector<char> done(plan.tiles.size(), 0);
-    auto on_tile_done = [&](std::size_t) {
-      if (top) ++tiles_done;
-      const std::int64_t moved = counters.bytes_host_to_device + counters.bytes_device_to_host;
-      progress->update(tiles_done, moved);
-      if (m_callback) {
-        const EngineProgress p{tiles_done, tiles_total, moved, progress->seconds()};
-        if (!m_callback(p)) {
-          throw CancelledError(fmt::format("matmul cancelled by its progress callback after {} of {} tiles",
-                                           tiles_done, tiles_total));
-        }
-      }
-    };
-    try {
-      engine::run_streamed(plan, job, done, counters, on_tile_done);
-    } catch (const OutOfMemoryError& error) {
-      const std::int64_t smaller = plan.device_bytes / 2;
-      ++stats.fallbacks;
-      stats.fallback_log.push_back(fmt::format(
-          "out of device memory with {}x{}x{} tiles ({}); resuming the unfinished tiles within {} bytes",
-          plan.tile_m, plan.tile_n, plan.tile_k, error.what(), smaller));
-      ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
-      for (std::size_t i = 0; i < plan.tiles.size(); ++i) {
-        if (done[i]) continue;
-        run_region(plan.tiles[i], smaller, false, true);
-        if (top) on_tile_done(i);
-      }
-    }
-  };
-  run_region(OutputChunk{0, m, 0, n}, budget, true, stats.fallbacks > 0);
-  stats.bytes_host_to_device = counters.bytes_host_to_device;
-  stats.bytes_device_to_host = counters.bytes_device_to_host;
-  stats.peak_device_bytes = counters.peak_device_bytes;
-  if (out && !out->device().is_cpu()) {
-    copy_across_devices(ch, *out);
-    return *out;
-  }
-  return ch;
 }
 
 Tensor MatrixEngine::add(const Tensor& a, const Tensor& b) { return elementwise(a, b, false); }

@@ -7,6 +7,7 @@
 #include "accelera/core/error.hpp"
 #include "accelera/core/registry.hpp"
 #include "accelera/ops.hpp"
+#include "engine/blocks.hpp"
 
 namespace accelera::engine {
 
@@ -43,10 +44,6 @@ Tensor matrix_view(const Tensor& buffer, std::int64_t rows, std::int64_t cols) {
 Tensor staging_view(const HostBuffer& staging, std::int64_t rows, std::int64_t cols, DType dtype) {
   const Shape shape({rows, cols});
   return Tensor::from_blob(staging.data(), shape, shape.contiguous_strides(), dtype, Device::cpu(), [] {});
-}
-
-Tensor block(const Tensor& m, std::int64_t row0, std::int64_t rows, std::int64_t col0, std::int64_t cols) {
-  return m.slice(0, row0, row0 + rows).slice(1, col0, col0 + cols);
 }
 
 class Pipeline {
@@ -97,7 +94,7 @@ class Pipeline {
         pb.last_read = computed;
       }
       if (m_on_cpu) {
-        copy_into(c, block(m_job.c, tile.row0, tile.rows, tile.col0, tile.cols));
+        copy_into(c, block(m_job.c, tile));
         mark_done(static_cast<std::int64_t>(t), done, on_tile_done);
         continue;
       }
@@ -173,7 +170,7 @@ class Pipeline {
     out.downloaded->synchronize();
     out.pending_tile = -1;
     copy_into(staging_view(*out.staging, tile.rows, tile.cols, m_dtype),
-              block(m_job.c, tile.row0, tile.rows, tile.col0, tile.cols));
+              block(m_job.c, tile));
     mark_done(t, done, on_tile_done);
   }
 

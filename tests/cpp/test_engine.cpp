@@ -227,6 +227,48 @@ TEST_P(EngineTest, FallsBackToTheCpuWhenNoTileFitsAfterFailures) {
   bool cpu_line = false;
   for (const auto& line : engine.last_run().fallback_log) cpu_line |= line.find("on the CPU") != std::string::npos;
   EXPECT_TRUE(cpu_line);
+  // In core fails; half of its few bytes cannot hold one streamed tile, so the CPU computes it all.
+  const Tensor x = host_matrix(2, 3, DType::f64, rng), y = host_matrix(3, 2, DType::f64, rng);
+  accelera::allocator_for(d).fail_nth_allocation(1);
+  const Tensor z = engine.matmul(x, y);
+  accelera::allocator_for(d).fail_nth_allocation(0);
+  expect_product(z, x, y, "whole call on the CPU");
+  const auto& log = engine.last_run().fallback_log;
+  EXPECT_EQ(engine.last_run().strategy, "cpu");
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_TRUE(log[0].find("in core") != std::string::npos && log[1].find("on the CPU") != std::string::npos);
+}
+
+TEST_P(EngineTest, RecoversFromOutOfMemoryInTwoRegionsInTurn) {
+  std::mt19937_64 rng(19);
+  const Device d = GetParam();
+  const Tensor a = host_matrix(96, 80, DType::f32, rng), b = host_matrix(80, 88, DType::f32, rng);
+  const Tensor out = accelera::full(Shape({96, 88}), kNaN, DType::f32);
+  auto& allocator = accelera::allocator_for(d);
+  const auto baseline = allocator.stats().current_bytes;
+  MatrixEngine engine = engine_with_budget(48 * 1024);
+  // The first plan fails at once and its tiles are queued with half the memory; once the first of them
+  // has finished, the next one's first buffer fails as well.
+  bool failed_again = false;
+  std::int64_t done = 0, total = 0;
+  engine.set_progress_callback([&](const accelera::EngineProgress& p) {
+    EXPECT_GE(p.tiles_done, done);
+    done = p.tiles_done;
+    total = p.tiles_total;
+    if (p.tiles_done == 1 && !failed_again) allocator.fail_nth_allocation(1);
+    failed_again |= p.tiles_done == 1;
+    return true;
+  });
+  allocator.fail_nth_allocation(1);
+  engine.matmul(a, b, std::nullopt, out);
+  allocator.fail_nth_allocation(0);
+  expect_product(out, a, b, "two failures");
+  const auto& run = engine.last_run();
+  EXPECT_TRUE(failed_again && run.tiles >= 2 && done == run.tiles && total == run.tiles) << done << "/" << total;
+  ASSERT_EQ(run.fallbacks, 2);
+  ASSERT_EQ(run.fallback_log.size(), 2u);
+  for (const auto& line : run.fallback_log) EXPECT_EQ(line.rfind("out of device memory with", 0), 0u) << line;
+  EXPECT_EQ(allocator.stats().current_bytes, baseline);
 }
 
 TEST_P(EngineTest, CancellationRaisesAndFreesEverything) {
