@@ -29,7 +29,7 @@ int run_matmul(const MatmulOptions& options) {
   EngineOptions o;
   if (!options.device.empty()) o.device = Device::parse(options.device);
   if (!options.budget.empty()) o.memory_budget = parse_size(options.budget);
-  o.chunking_strategy = options.strategy;
+  o.chunking_strategy = parse_chunking_strategy(options.strategy);
   o.enable_progress = !options.quiet;
   MatrixEngine engine(o);
   const auto c = MappedNpy::create(options.out, ta.shape()[0], tb.shape()[1], ta.dtype());

@@ -1,11 +1,14 @@
 #pragma once
 // The out-of-core matrix engine: matmul of host-resident matrices (memory-mapped ones included) larger than
 // device memory, streamed through a device in tiles with copies overlapping compute (Note [Out-of-core
-// matmul plan] in src/engine/tile_planner.hpp, Note [Streamed execution] in src/engine/stream_executor.hpp).
+// matmul plan] in src/engine/tile_planner.hpp, Note [Streamed execution] in src/engine/stream_executor.hpp,
+// Note [Out-of-memory recovery] in src/engine/streamed_matmul.hpp).
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "accelera/core/device.hpp"
@@ -14,15 +17,28 @@
 
 namespace accelera {
 
-// One output tile of a caller-chosen chunking (see MatrixEngine::matmul_chunks).
+// How the planner shapes the output tiles: whole rows of C, square tiles, or whichever shape moves the
+// fewest bytes.
+enum class ChunkingStrategy { row, tile, adaptive };
+// "row", "tile" or "adaptive".
+ACC_API std::string_view strategy_name(ChunkingStrategy strategy);
+// The strategy of that name; ValueError naming the choices for any other.
+ACC_API ChunkingStrategy parse_chunking_strategy(std::string_view name);
+
+// One output tile: rows [row0, row0 + rows) x columns [col0, col0 + cols) of C.
 struct OutputChunk {
   std::int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+  bool operator==(const OutputChunk&) const = default;
 };
+
+// What decides the output tiles of a matmul: the planner with a strategy, or tiles the caller chose (which
+// must cover C exactly once).
+using Tiling = std::variant<ChunkingStrategy, std::vector<OutputChunk>>;
 
 struct EngineOptions {
   std::optional<Device> device;  // default: default_device()
   bool auto_detect_memory = true;  // size tiles from the device's free memory and budget
-  std::string chunking_strategy = "adaptive";  // "row" | "tile" | "adaptive"
+  ChunkingStrategy chunking_strategy = ChunkingStrategy::adaptive;
   std::optional<std::int64_t> chunk_size;  // fixed tile edge; used when auto_detect_memory is false
   bool enable_progress = true;  // a progress bar on stderr (when it is a terminal) for long calls
   std::optional<std::int64_t> memory_budget;  // device bytes the engine may use; default: the device's
@@ -67,10 +83,11 @@ class ACC_API MatrixEngine {
   // C = A @ B for 2-D float32 or float64 matrices of one dtype, anywhere (host, device, memory-mapped).
   // The result lands in `out` when given (host or device, any strides, not overlapping the inputs), else
   // in a new tensor: on the device when both inputs are there and it fits, on the host otherwise.
-  // Operands on the host that do not fit the budget are streamed. Inputs are never modified.
-  Tensor matmul(const Tensor& a, const Tensor& b, std::optional<std::string> chunk_strategy = std::nullopt,
+  // Operands on the host that do not fit the budget are streamed, tiled by `chunk_strategy` (default: the
+  // engine's). Inputs are never modified.
+  Tensor matmul(const Tensor& a, const Tensor& b, std::optional<ChunkingStrategy> chunk_strategy = std::nullopt,
                 std::optional<Tensor> out = std::nullopt);
-  // The same over output chunks chosen by the caller; they must cover C exactly once.
+  // The same over output chunks chosen by the caller; they must cover C exactly once (ValueError otherwise).
   Tensor matmul_chunks(const Tensor& a, const Tensor& b, std::vector<OutputChunk> chunks,
                        std::optional<Tensor> out = std::nullopt);
   // Element-wise ops are bound by the bus when operands are on the host (at most bandwidth / (2 x element
@@ -84,7 +101,7 @@ class ACC_API MatrixEngine {
   void cleanup();
   void set_chunk_size(std::int64_t chunk_size);
   void enable_auto_memory_detection(bool enabled);
-  void set_chunking_strategy(const std::string& strategy);
+  void set_chunking_strategy(ChunkingStrategy strategy);
   void set_memory_budget(std::optional<std::int64_t> bytes);
   void set_progress_callback(ProgressCallback callback);
   void set_enable_progress(bool enabled);
@@ -96,13 +113,9 @@ class ACC_API MatrixEngine {
   std::int64_t budget_bytes() const;
 
  private:
-  Tensor run_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
-                    std::optional<std::vector<OutputChunk>> chunks, std::optional<Tensor> out);
+  Tensor run_matmul(const Tensor& a, const Tensor& b, const Tiling& tiling, const std::optional<Tensor>& out);
   Tensor run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out, std::int64_t in_core_bytes,
                      RunStats& stats);
-  Tensor run_streamed_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
-                             const std::optional<std::vector<OutputChunk>>& chunks, const std::optional<Tensor>& out,
-                             std::int64_t budget, RunStats& stats);
   Tensor elementwise(const Tensor& a, const Tensor& b, bool multiply);
 
   EngineOptions m_options;

@@ -2,13 +2,17 @@
 
 The built-in strategies are planned in C++ (see ``MatrixEngine``): ``RowChunking`` ('row') keeps whole rows
 of the result per tile, ``TileChunking`` ('tile') uses square tiles, ``AdaptiveChunking`` ('adaptive')
-searches every tile shape for the least traffic. A subclass of ``ChunkingStrategy`` that implements
-``get_chunks(shape, chunk_size)`` chooses the output tiles itself: it yields index tuples over the result's
-shape, ``(rows,)`` or ``(rows, cols)`` with ``rows``/``cols`` slices of step 1, which together must cover the
-result exactly once. The engine validates them and streams the operands for each.
+searches every tile shape for the least traffic. A strategy that implements ``get_chunks(shape, chunk_size)``
+itself chooses the output tiles: a subclass of ``ChunkingStrategy``, or of a built-in class that overrides
+``get_chunks`` (and ``TileChunking`` given a ``tile_size``). It yields index tuples over the result's shape,
+``(rows,)`` or ``(rows, cols)`` with ``rows``/``cols`` slices of step 1 inside the result, which together must
+cover it exactly once. The engine validates them (a slice reaching past the result is an error, never
+clipped) and streams the operands for each.
 """
 
 from __future__ import annotations
+
+import operator
 
 from ._core import ArgumentError
 
@@ -34,7 +38,7 @@ class RowChunking(ChunkingStrategy):
 
 
 class TileChunking(ChunkingStrategy):
-    """Square tiles of the result, sized from the memory budget (or ``tile_size``)."""
+    """Square tiles of the result, sized from the memory budget; ``tile_size=(rows, cols)`` fixes them."""
 
     name = "tile"
 
@@ -57,8 +61,40 @@ class AdaptiveChunking(ChunkingStrategy):
         self.memory_manager = memory_manager
 
 
+_PLANNED = (RowChunking, TileChunking, AdaptiveChunking)
+
+
+def planner_name(strategy: ChunkingStrategy) -> str | None:
+    """The C++ planner's name for a built-in strategy, or None when the object's ``get_chunks`` chooses the
+    tiles: a subclass that overrides it, a ``TileChunking`` with a ``tile_size``, any other strategy."""
+    builtin = next((cls for cls in type(strategy).__mro__ if cls in _PLANNED), None)
+    if builtin is None or type(strategy).get_chunks is not builtin.get_chunks:
+        return None
+    if isinstance(strategy, TileChunking) and strategy.tile_size is not None:
+        return None
+    return builtin.name
+
+
+def _span(s, extent: int, chunk) -> tuple[int, int]:
+    """(start, length) of a step-1 slice over an axis of ``extent``; negative bounds count from the end as in
+    Python indexing, but nothing is clipped: a bound outside the axis is left for the engine to reject."""
+    if not isinstance(s, slice):
+        raise ArgumentError(f"a chunk must be made of slices, got {chunk!r}")
+    if s.step not in (None, 1):
+        raise ArgumentError(f"chunk slices must have step 1, got {chunk!r}")
+    try:
+        start = 0 if s.start is None else operator.index(s.start)
+        stop = extent if s.stop is None else operator.index(s.stop)
+    except TypeError as err:
+        raise ArgumentError(f"chunk slice bounds must be integers, got {chunk!r}") from err
+    start = start + extent if start < 0 else start
+    stop = stop + extent if stop < 0 else stop
+    return start, stop - start
+
+
 def chunks_to_tiles(chunks, shape) -> list[tuple[int, int, int, int]]:
-    """(row0, rows, col0, cols) for each chunk a user strategy yielded; ArgumentError for malformed ones."""
+    """(row0, rows, col0, cols) for each chunk a strategy yielded; ArgumentError for malformed ones. Whether
+    they lie inside the result and cover it once is checked by the engine."""
     m, n = shape
     tiles = []
     for chunk in chunks:
@@ -66,15 +102,7 @@ def chunks_to_tiles(chunks, shape) -> list[tuple[int, int, int, int]]:
             chunk = (chunk,)
         if not isinstance(chunk, tuple) or not 1 <= len(chunk) <= 2:
             raise ArgumentError(f"a chunk must be a tuple of one or two slices, got {chunk!r}")
-        rows = chunk[0]
-        cols = chunk[1] if len(chunk) == 2 else slice(0, n)
-        spans = []
-        for s, extent in ((rows, m), (cols, n)):
-            if not isinstance(s, slice):
-                raise ArgumentError(f"a chunk must be made of slices, got {chunk!r}")
-            start, stop, step = s.indices(extent)
-            if step != 1:
-                raise ArgumentError(f"chunk slices must have step 1, got {chunk!r}")
-            spans.append((start, stop - start))
-        tiles.append((spans[0][0], spans[0][1], spans[1][0], spans[1][1]))
+        row0, rows = _span(chunk[0], m, chunk)
+        col0, cols = _span(chunk[1], n, chunk) if len(chunk) == 2 else (0, n)
+        tiles.append((row0, rows, col0, cols))
     return tiles

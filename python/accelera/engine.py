@@ -13,9 +13,7 @@ import numpy as np
 from . import _core
 from ._convert import asarray
 from ._core import ArgumentError, Tensor
-from .chunking import ChunkingStrategy, chunks_to_tiles
-
-_BUILTIN = ("row", "tile", "adaptive")
+from .chunking import ChunkingStrategy, chunks_to_tiles, planner_name
 
 
 def _tensor(x) -> Tensor:
@@ -24,16 +22,13 @@ def _tensor(x) -> Tensor:
     return asarray(x)
 
 
-def _strategy_name(strategy) -> str | None:
-    if strategy is None:
-        return None
+def _planner_name(strategy) -> str | None:
+    """The name the C++ planner gets for ``strategy`` (it parses names: an unknown one is an ArgumentError
+    naming the choices), or None when the object's own ``get_chunks`` chooses the tiles."""
     if isinstance(strategy, str):
-        if strategy not in _BUILTIN:
-            raise ArgumentError(f"unknown chunking strategy {strategy!r}: expected one of {_BUILTIN} or a "
-                                "ChunkingStrategy")
         return strategy
     if isinstance(strategy, ChunkingStrategy):
-        return strategy.name
+        return planner_name(strategy)
     raise ArgumentError(f"chunking strategy must be a name or a ChunkingStrategy, got {type(strategy).__name__}")
 
 
@@ -49,8 +44,8 @@ class MatrixEngine:
     def __init__(self, device=None, auto_detect_memory=True, chunking_strategy="adaptive", chunk_size=None,
                  enable_progress=True, memory_budget=None):
         self._user_strategy = None
-        name = _strategy_name(chunking_strategy)
-        if name is None:  # a user strategy: the engine plans nothing itself
+        name = _planner_name("adaptive" if chunking_strategy is None else chunking_strategy)
+        if name is None:  # the strategy chooses its own tiles: the engine plans nothing itself
             self._user_strategy = chunking_strategy
             name = "adaptive"
         self._engine = _core._MatrixEngine(device, bool(auto_detect_memory), name, chunk_size, bool(enable_progress),
@@ -63,16 +58,16 @@ class MatrixEngine:
 
     @property
     def chunking_strategy(self):
-        return self._user_strategy or self._engine.chunking_strategy
+        return self._user_strategy if self._user_strategy is not None else self._engine.chunking_strategy
 
     @chunking_strategy.setter
     def chunking_strategy(self, strategy) -> None:
-        name = _strategy_name(strategy)
+        name = _planner_name(strategy)
         if name is None:
             self._user_strategy = strategy
         else:
+            self._engine.set_chunking_strategy(name)  # raises for an unknown name, changing nothing
             self._user_strategy = None
-            self._engine.set_chunking_strategy(name)
 
     @property
     def chunk_size(self):
@@ -107,7 +102,7 @@ class MatrixEngine:
         a, b = _tensor(A), _tensor(B)
         out_tensor = None if out is None else _tensor(out)
         strategy = chunk_strategy if chunk_strategy is not None else self.chunking_strategy
-        name = _strategy_name(strategy)
+        name = _planner_name(strategy)
         if name is None:
             shape = (a.shape[0] if a.ndim == 2 else 0, b.shape[1] if b.ndim == 2 else 0)
             chunk = self.chunk_size or max(1, shape[0])

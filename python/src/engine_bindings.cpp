@@ -32,6 +32,12 @@ nb::dict stats_dict(const RunStats& s) {
   return d;
 }
 
+// Strategy names are parsed here, once, into the engine's type (ArgumentError naming the choices).
+std::optional<ChunkingStrategy> parse_optional_strategy(const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  return parse_chunking_strategy(*name);
+}
+
 nb::dict memory_dict(const EngineMemoryInfo& m) {
   nb::dict d;
   d["device"] = m.device;
@@ -51,12 +57,13 @@ void bind_engine(nb::module_& m) {
   nb::class_<MatrixEngine>(m, "_MatrixEngine")
       .def(
           "__init__",
-          [](MatrixEngine* self, std::optional<std::string> device, bool auto_detect_memory, std::string strategy,
-             std::optional<std::int64_t> chunk_size, bool enable_progress, std::optional<std::int64_t> budget) {
+          [](MatrixEngine* self, std::optional<std::string> device, bool auto_detect_memory,
+             const std::string& strategy, std::optional<std::int64_t> chunk_size, bool enable_progress,
+             std::optional<std::int64_t> budget) {
             EngineOptions o;
             if (device) o.device = Device::parse(*device);
             o.auto_detect_memory = auto_detect_memory;
-            o.chunking_strategy = std::move(strategy);
+            o.chunking_strategy = parse_chunking_strategy(strategy);
             o.chunk_size = chunk_size;
             o.enable_progress = enable_progress;
             o.memory_budget = budget;
@@ -66,10 +73,11 @@ void bind_engine(nb::module_& m) {
           nb::arg("chunk_size").none(), nb::arg("enable_progress"), nb::arg("memory_budget").none())
       .def(
           "matmul",
-          [](MatrixEngine& e, const Tensor& a, const Tensor& b, std::optional<std::string> strategy,
+          [](MatrixEngine& e, const Tensor& a, const Tensor& b, const std::optional<std::string>& strategy,
              std::optional<Tensor> out) {
+            const std::optional<ChunkingStrategy> parsed = parse_optional_strategy(strategy);
             nb::gil_scoped_release release;
-            return e.matmul(a, b, std::move(strategy), std::move(out));
+            return e.matmul(a, b, parsed, std::move(out));
           },
           nb::arg("a"), nb::arg("b"), nb::arg("strategy").none(), nb::arg("out").none())
       .def(
@@ -89,7 +97,8 @@ void bind_engine(nb::module_& m) {
       .def("cleanup", &MatrixEngine::cleanup)
       .def("set_chunk_size", &MatrixEngine::set_chunk_size)
       .def("enable_auto_memory_detection", &MatrixEngine::enable_auto_memory_detection)
-      .def("set_chunking_strategy", &MatrixEngine::set_chunking_strategy)
+      .def("set_chunking_strategy",
+           [](MatrixEngine& e, const std::string& name) { e.set_chunking_strategy(parse_chunking_strategy(name)); })
       .def("set_memory_budget", &MatrixEngine::set_memory_budget, nb::arg("bytes").none())
       .def("set_enable_progress", &MatrixEngine::set_enable_progress)
       .def("set_progress_callback",
@@ -116,7 +125,8 @@ void bind_engine(nb::module_& m) {
       .def_prop_ro("budget_bytes", &MatrixEngine::budget_bytes)
       .def_prop_ro("chunk_size", [](const MatrixEngine& e) { return e.options().chunk_size; })
       .def_prop_ro("auto_detect_memory", [](const MatrixEngine& e) { return e.options().auto_detect_memory; })
-      .def_prop_ro("chunking_strategy", [](const MatrixEngine& e) { return e.options().chunking_strategy; })
+      .def_prop_ro("chunking_strategy",
+                   [](const MatrixEngine& e) { return std::string(strategy_name(e.options().chunking_strategy)); })
       .def_prop_ro("enable_progress", [](const MatrixEngine& e) { return e.options().enable_progress; });
 }
 

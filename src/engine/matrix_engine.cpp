@@ -1,40 +1,22 @@
 #include "accelera/engine.hpp"
 
 #include <chrono>
-#include <memory>
 
-#include "accelera/core/registry.hpp"
-#include "accelera/core/config.hpp"
 #include "accelera/core/error.hpp"
+#include "accelera/core/registry.hpp"
 #include "accelera/ops.hpp"
 #include "core/log.hpp"
-#include "engine/progress_bar.hpp"
-#include "engine/stream_executor.hpp"
-#include "engine/tile_planner.hpp"
+#include "engine/blocks.hpp"
+#include "engine/streamed_matmul.hpp"
 
 namespace accelera {
 
 namespace {
 
-using engine::OutputTile;
-using engine::Plan;
-using engine::PlanRequest;
-
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::int64_t rounded(std::int64_t bytes) {
   return static_cast<std::int64_t>(CachingAllocator::round_size(static_cast<std::size_t>(bytes)));
-}
-
-// dst = src across devices; dst may be any view.
-void copy_across_devices(const Tensor& src, const Tensor& dst) {
-  const Tensor from = src.device() == dst.device() ? src : src.to(dst.device());
-  accelera::copy_into(from, dst);
-  device_interface(dst.device()).synchronize(dst.device().index);
-}
-
-Tensor block(const Tensor& m, const OutputTile& t) {
-  return m.slice(0, t.row0, t.row0 + t.rows).slice(1, t.col0, t.col0 + t.cols);
 }
 
 void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out) {
@@ -66,7 +48,6 @@ void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional
 MatrixEngine::MatrixEngine(EngineOptions options) : m_options(std::move(options)) {
   m_device = m_options.device.value_or(default_device());
   device_interface(m_device);  // says "built without X support" or "no X device found"
-  engine::parse_strategy(m_options.chunking_strategy);
   if (m_options.chunk_size) set_chunk_size(*m_options.chunk_size);
   set_memory_budget(m_options.memory_budget);
 }
@@ -78,10 +59,7 @@ void MatrixEngine::set_chunk_size(std::int64_t chunk_size) {
 
 void MatrixEngine::enable_auto_memory_detection(bool enabled) { m_options.auto_detect_memory = enabled; }
 
-void MatrixEngine::set_chunking_strategy(const std::string& strategy) {
-  engine::parse_strategy(strategy);
-  m_options.chunking_strategy = strategy;
-}
+void MatrixEngine::set_chunking_strategy(ChunkingStrategy strategy) { m_options.chunking_strategy = strategy; }
 
 void MatrixEngine::set_memory_budget(std::optional<std::int64_t> bytes) {
   ACC_CHECK(!bytes || *bytes > 0, ValueError, "memory budget must be positive, got {}", bytes.value_or(0));
@@ -122,20 +100,18 @@ void MatrixEngine::cleanup() {
   empty_cache(m_device);
 }
 
-Tensor MatrixEngine::matmul(const Tensor& a, const Tensor& b, std::optional<std::string> chunk_strategy,
+Tensor MatrixEngine::matmul(const Tensor& a, const Tensor& b, std::optional<ChunkingStrategy> chunk_strategy,
                             std::optional<Tensor> out) {
-  const std::string strategy = chunk_strategy.value_or(m_options.chunking_strategy);
-  engine::parse_strategy(strategy);
-  return run_matmul(a, b, strategy, std::nullopt, std::move(out));
+  return run_matmul(a, b, chunk_strategy.value_or(m_options.chunking_strategy), out);
 }
 
 Tensor MatrixEngine::matmul_chunks(const Tensor& a, const Tensor& b, std::vector<OutputChunk> chunks,
                                    std::optional<Tensor> out) {
-  return run_matmul(a, b, "tile", std::move(chunks), std::move(out));
+  return run_matmul(a, b, std::move(chunks), out);
 }
 
-Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
-                                std::optional<std::vector<OutputChunk>> chunks, std::optional<Tensor> out) {
+Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& tiling,
+                                const std::optional<Tensor>& out) {
   check_matmul_operands(a, b, out);
   const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
   const DType dtype = a.dtype();
@@ -161,8 +137,9 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const std::str
   const std::int64_t in_core_bytes = operand_bytes(a, m * k * e) + operand_bytes(b, k * n * e) + rounded(m * n * e);
   // A fixed chunk size (auto-detection off) asks for chunked execution even when everything would fit.
   const bool fixed_chunks = !m_options.auto_detect_memory && m_options.chunk_size.has_value();
+  const bool caller_chunks = std::holds_alternative<std::vector<OutputChunk>>(tiling);
   std::int64_t stream_budget = budget;
-  if (m == 0 || n == 0 || k == 0 || (!chunks && !fixed_chunks && in_core_bytes <= budget)) {
+  if (m == 0 || n == 0 || k == 0 || (!caller_chunks && !fixed_chunks && in_core_bytes <= budget)) {
     try {
       return finish(run_in_core(a, b, out, in_core_bytes, stats));
     } catch (const OutOfMemoryError& error) {
@@ -176,7 +153,9 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const std::str
       stats.bytes_host_to_device = stats.bytes_device_to_host = 0;
     }
   }
-  return finish(run_streamed_matmul(a, b, strategy, chunks, out, stream_budget, stats));
+  const engine::StreamSettings settings{m_device, fixed_chunks ? *m_options.chunk_size : 0, m_options.enable_progress,
+                                        &m_callback};
+  return finish(engine::streamed_matmul(a, b, tiling, out, stream_budget, settings, stats));
 }
 
 Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out,
@@ -195,138 +174,22 @@ Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::op
   if (!m_device.is_cpu()) {
     stats.bytes_host_to_device = (a.device() == m_device ? 0 : m * k * e) + (b.device() == m_device ? 0 : k * n * e);
   }
-  const Tensor result = accelera::matmul(a.to(m_device), b.to(m_device));
+  // The product goes straight into `out` when it lives on the engine's device.
+  const bool into_out = out && out->device() == m_device;
+  const Tensor result = into_out ? *out : Tensor::empty(Shape({m, n}), a.dtype(), m_device);
+  matmul_into(a.to(m_device), b.to(m_device), result);
+  if (into_out) {
+    device_interface(m_device).synchronize(m_device.index);  // `out` is complete on return, as on the host
+    return *out;
+  }
   if (out) {
-    copy_across_devices(result, *out);
-    if (out->device() != m_device) stats.bytes_device_to_host = m * n * e;
+    engine::copy_across_devices(result, *out);
+    stats.bytes_device_to_host = m * n * e;
     return *out;
   }
   if (inputs_on_device) return result;
   if (!m_device.is_cpu()) stats.bytes_device_to_host = m * n * e;
   return result.to(Device::cpu());
-}
-
-Tensor MatrixEngine::run_streamed_matmul(const Tensor& a, const Tensor& b, const std::string& strategy,
-                                         const std::optional<std::vector<OutputChunk>>& chunks,
-                                         const std::optional<Tensor>& out, std::int64_t budget, RunStats& stats) {
-  const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
-  const DType dtype = a.dtype();
-  const auto e = static_cast<std::int64_t>(dtype_size(dtype));
-
-  // Streamed: host views of the operands, the result written tile by tile into host memory.
-  const Tensor ah = a.device().is_cpu() ? a : a.to(Device::cpu());
-  const Tensor bh = b.device().is_cpu() ? b : b.to(Device::cpu());
-  const Tensor ch = (out && out->device().is_cpu()) ? *out : Tensor::empty(Shape({m, n}), dtype, Device::cpu());
-  stats.streamed = true;
-  const Config& cfg = config();
-  PlanRequest request;
-  request.k = k;
-  request.element_size = e;
-  request.strategy = engine::parse_strategy(strategy);
-  request.min_chunk = cfg.min_chunk_size;
-  request.max_chunk = cfg.max_chunk_size;
-  request.panels_in_flight = cfg.enable_prefetch ? 2 : 1;
-  if (!m_options.auto_detect_memory && m_options.chunk_size) request.chunk_size = *m_options.chunk_size;
-
-  engine::StreamJob job{ah, bh, ch, m_device, request.panels_in_flight, 2};
-  engine::StreamCounters counters;
-  std::int64_t tiles_done = 0, tiles_total = 0;
-  std::unique_ptr<engine::ProgressBar> progress;
-
-  auto start_progress = [&](std::int64_t total) {
-    tiles_total = total;
-    progress = std::make_unique<engine::ProgressBar>("matmul", tiles_total, m_options.enable_progress);
-  };
-  // Runs a region of C within a budget (`top`: the whole call). After out-of-memory it resumes each
-  // unfinished tile with half the memory; what not even the smallest tile can do on the device is computed
-  // on the CPU, once a failure has been seen (`after_failure`). A budget too small from the start is the
-  // caller's error.
-  std::function<void(const OutputTile&, std::int64_t, bool, bool)> run_region = [&](const OutputTile& region,
-                                                                                      std::int64_t region_budget,
-                                                                                      bool top, bool after_failure) {
-    PlanRequest r = request;
-    r.m = region.rows;
-    r.n = region.cols;
-    r.budget_bytes = region_budget;
-    Plan plan;
-    try {
-      if (chunks && top) {
-        std::vector<OutputTile> tiles;
-        for (const auto& c : *chunks) tiles.push_back({c.row0, c.rows, c.col0, c.cols});
-        plan = engine::plan_from_tiles(r, std::move(tiles));
-      } else {
-        plan = engine::plan_matmul(r);
-      }
-    } catch (const OutOfMemoryError& error) {
-      if (!after_failure) throw;
-      // Not even the smallest tile fits any more: this region is computed on the CPU.
-      ++stats.fallbacks;
-      stats.fallback_log.push_back(fmt::format("rows [{}, {}) x cols [{}, {}) computed on the CPU: {}", region.row0,
-                                               region.row0 + region.rows, region.col0, region.col0 + region.cols,
-                                               error.what()));
-      ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
-      const Tensor part = accelera::matmul(ah.slice(0, region.row0, region.row0 + region.rows),
-                                           bh.slice(1, region.col0, region.col0 + region.cols));
-      copy_across_devices(part, block(ch, region));
-      if (top) {
-        stats.strategy = "cpu";
-        stats.tiles = 1;
-        start_progress(1);
-        ++tiles_done;
-      }
-      return;
-    }
-    for (auto& t : plan.tiles) {
-      t.row0 += region.row0;
-      t.col0 += region.col0;
-    }
-    if (top) {
-      stats.strategy = chunks ? "chunks" : engine::strategy_name(plan.strategy);
-      stats.tile_m = plan.tile_m;
-      stats.tile_n = plan.tile_n;
-      stats.tile_k = plan.tile_k;
-      stats.k_steps = plan.k_steps();
-      stats.tiles = static_cast<std::int64_t>(plan.tiles.size());
-      start_progress(stats.tiles);
-    }
-    std::vector<char> done(plan.tiles.size(), 0);
-    auto on_tile_done = [&](std::size_t) {
-      if (top) ++tiles_done;
-      const std::int64_t moved = counters.bytes_host_to_device + counters.bytes_device_to_host;
-      progress->update(tiles_done, moved);
-      if (m_callback) {
-        const EngineProgress p{tiles_done, tiles_total, moved, progress->seconds()};
-        if (!m_callback(p)) {
-          throw CancelledError(fmt::format("matmul cancelled by its progress callback after {} of {} tiles",
-                                           tiles_done, tiles_total));
-        }
-      }
-    };
-    try {
-      engine::run_streamed(plan, job, done, counters, on_tile_done);
-    } catch (const OutOfMemoryError& error) {
-      const std::int64_t smaller = plan.device_bytes / 2;
-      ++stats.fallbacks;
-      stats.fallback_log.push_back(fmt::format(
-          "out of device memory with {}x{}x{} tiles ({}); resuming the unfinished tiles within {} bytes",
-          plan.tile_m, plan.tile_n, plan.tile_k, error.what(), smaller));
-      ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
-      for (std::size_t i = 0; i < plan.tiles.size(); ++i) {
-        if (done[i]) continue;
-        run_region(plan.tiles[i], smaller, false, true);
-        if (top) on_tile_done(i);
-      }
-    }
-  };
-  run_region(OutputTile{0, m, 0, n}, budget, true, stats.fallbacks > 0);
-  stats.bytes_host_to_device = counters.bytes_host_to_device;
-  stats.bytes_device_to_host = counters.bytes_device_to_host;
-  stats.peak_device_bytes = counters.peak_device_bytes;
-  if (out && !out->device().is_cpu()) {
-    copy_across_devices(ch, *out);
-    return *out;
-  }
-  return ch;
 }
 
 Tensor MatrixEngine::add(const Tensor& a, const Tensor& b) { return elementwise(a, b, false); }

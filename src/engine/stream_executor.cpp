@@ -7,6 +7,7 @@
 #include "accelera/core/error.hpp"
 #include "accelera/core/registry.hpp"
 #include "accelera/ops.hpp"
+#include "engine/blocks.hpp"
 
 namespace accelera::engine {
 
@@ -45,10 +46,6 @@ Tensor staging_view(const HostBuffer& staging, std::int64_t rows, std::int64_t c
   return Tensor::from_blob(staging.data(), shape, shape.contiguous_strides(), dtype, Device::cpu(), [] {});
 }
 
-Tensor block(const Tensor& m, std::int64_t row0, std::int64_t rows, std::int64_t col0, std::int64_t cols) {
-  return m.slice(0, row0, row0 + rows).slice(1, col0, col0 + cols);
-}
-
 class Pipeline {
  public:
   Pipeline(const Plan& plan, const StreamJob& job, StreamCounters& counters)
@@ -77,7 +74,7 @@ class Pipeline {
     std::int64_t step = 0;
     for (std::size_t t = 0; t < m_plan.tiles.size(); ++t) {
       if (done[t]) continue;
-      const OutputTile& tile = m_plan.tiles[t];
+      const OutputChunk& tile = m_plan.tiles[t];
       OutputSlot& out = m_out[t % m_out.size()];
       if (out.pending_tile >= 0) finish(out, done, on_tile_done);
       const Tensor c = matrix_view(out.buffer, tile.rows, tile.cols);
@@ -97,7 +94,7 @@ class Pipeline {
         pb.last_read = computed;
       }
       if (m_on_cpu) {
-        copy_into(c, block(m_job.c, tile.row0, tile.rows, tile.col0, tile.cols));
+        copy_into(c, block(m_job.c, tile));
         mark_done(static_cast<std::int64_t>(t), done, on_tile_done);
         continue;
       }
@@ -169,11 +166,11 @@ class Pipeline {
 
   void finish(OutputSlot& out, std::vector<char>& done, const std::function<void(std::size_t)>& on_tile_done) {
     const auto t = out.pending_tile;
-    const OutputTile& tile = m_plan.tiles[static_cast<std::size_t>(t)];
+    const OutputChunk& tile = m_plan.tiles[static_cast<std::size_t>(t)];
     out.downloaded->synchronize();
     out.pending_tile = -1;
     copy_into(staging_view(*out.staging, tile.rows, tile.cols, m_dtype),
-              block(m_job.c, tile.row0, tile.rows, tile.col0, tile.cols));
+              block(m_job.c, tile));
     mark_done(t, done, on_tile_done);
   }
 

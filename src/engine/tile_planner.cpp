@@ -60,7 +60,7 @@ Traffic traffic(const PlanRequest& r, std::int64_t tm, std::int64_t tn, std::int
 
 double cost(const Traffic& t) { return static_cast<double>(t.in + t.out) + kStepCostBytes * static_cast<double>(t.steps); }
 
-Plan make_plan(const PlanRequest& r, Strategy s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+Plan make_plan(const PlanRequest& r, ChunkingStrategy s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
   Plan p;
   p.k = r.k;
   p.strategy = s;
@@ -75,7 +75,7 @@ Plan make_plan(const PlanRequest& r, Strategy s, std::int64_t tm, std::int64_t t
   const std::int64_t tiles_m = ceil_div(r.m, tm), tiles_n = ceil_div(r.n, tn);
   p.tiles.reserve(static_cast<std::size_t>(tiles_m * tiles_n));
   auto tile = [&](std::int64_t i, std::int64_t j) {
-    return OutputTile{i * tm, std::min(tm, r.m - i * tm), j * tn, std::min(tn, r.n - j * tn)};
+    return OutputChunk{i * tm, std::min(tm, r.m - i * tm), j * tn, std::min(tn, r.n - j * tn)};
   };
   if (p.rows_outer) {
     for (std::int64_t i = 0; i < tiles_m; ++i)
@@ -98,6 +98,10 @@ void check_request(const PlanRequest& r) {
   ACC_CHECK(r.chunk_size >= 0, ValueError, "plan: the chunk size must be >= 0 (0: automatic), got {}", r.chunk_size);
 }
 
+std::string describe(const OutputChunk& c) {
+  return fmt::format("rows [{}, {}) x cols [{}, {})", c.row0, c.row0 + c.rows, c.col0, c.col0 + c.cols);
+}
+
 [[noreturn]] void too_small(const PlanRequest& r, std::int64_t tm, std::int64_t tn) {
   const std::int64_t need = plan_footprint(tm, tn, 1, r.element_size, r.panels_in_flight, r.output_buffers);
   throw OutOfMemoryError(fmt::format(
@@ -107,22 +111,6 @@ void check_request(const PlanRequest& r) {
 }
 
 }  // namespace
-
-std::string strategy_name(Strategy s) {
-  switch (s) {
-    case Strategy::row: return "row";
-    case Strategy::tile: return "tile";
-    case Strategy::adaptive: return "adaptive";
-  }
-  return "?";
-}
-
-Strategy parse_strategy(const std::string& name) {
-  if (name == "row") return Strategy::row;
-  if (name == "tile") return Strategy::tile;
-  if (name == "adaptive") return Strategy::adaptive;
-  throw ValueError(fmt::format("unknown chunking strategy '{}': expected 'row', 'tile' or 'adaptive'", name));
-}
 
 std::int64_t Plan::k_steps() const { return ceil_div(k, tile_k); }
 
@@ -136,14 +124,14 @@ std::int64_t plan_footprint(std::int64_t tm, std::int64_t tn, std::int64_t tk, s
 
 Plan plan_matmul(const PlanRequest& r) {
   check_request(r);
-  const Strategy s = r.strategy;
+  const ChunkingStrategy s = r.strategy;
   std::vector<std::int64_t> ms, ns;
   if (r.chunk_size > 0) {
     ms = {std::min(r.chunk_size, r.m)};
-    ns = {s == Strategy::row ? r.n : std::min(r.chunk_size, r.n)};
+    ns = {s == ChunkingStrategy::row ? r.n : std::min(r.chunk_size, r.n)};
   } else {
     ms = axis_candidates(r.m, r.min_chunk, r.max_chunk);
-    ns = s == Strategy::row ? std::vector<std::int64_t>{r.n} : axis_candidates(r.n, r.min_chunk, r.max_chunk);
+    ns = s == ChunkingStrategy::row ? std::vector<std::int64_t>{r.n} : axis_candidates(r.n, r.min_chunk, r.max_chunk);
   }
   const std::vector<std::int64_t> ks = axis_candidates(r.k, 1, 0);
 
@@ -171,11 +159,13 @@ Plan plan_matmul(const PlanRequest& r) {
       }
     }
     if (bm == 0) return std::nullopt;
-    return make_plan(r, s == Strategy::adaptive ? (bn == r.n ? Strategy::row : Strategy::tile) : s, bm, bn, bk);
+    const ChunkingStrategy used =
+        s == ChunkingStrategy::adaptive ? (bn == r.n ? ChunkingStrategy::row : ChunkingStrategy::tile) : s;
+    return make_plan(r, used, bm, bn, bk);
   };
 
   std::optional<Plan> plan;
-  if (s == Strategy::tile && r.chunk_size == 0) {
+  if (s == ChunkingStrategy::tile && r.chunk_size == 0) {
     // Square tiles: one edge candidate list over the longer axis, clamped to each axis.
     const auto edges = axis_candidates(std::max(r.m, r.n), r.min_chunk, r.max_chunk);
     std::vector<std::int64_t> m_values, n_values;
@@ -191,10 +181,10 @@ Plan plan_matmul(const PlanRequest& r) {
   } else {
     plan = search(ms, ns, false);
   }
-  if (!plan && s == Strategy::row && r.chunk_size == 0) {
+  if (!plan && s == ChunkingStrategy::row && r.chunk_size == 0) {
     // Not even one row of C with its panels fits: split the columns as well.
     plan = search(ms, axis_candidates(r.n, r.min_chunk, r.max_chunk), false);
-    if (plan) plan->strategy = Strategy::row;
+    if (plan) plan->strategy = ChunkingStrategy::row;
   }
   if (!plan) {
     if (r.chunk_size > 0) {
@@ -207,36 +197,42 @@ Plan plan_matmul(const PlanRequest& r) {
   return *plan;
 }
 
-Plan plan_from_tiles(const PlanRequest& r, std::vector<OutputTile> tiles) {
-  check_request(r);
-  ACC_CHECK(!tiles.empty(), ValueError, "the chunking strategy returned no chunks");
-  std::int64_t area = 0, tm = 0, tn = 0;
-  for (const auto& t : tiles) {
-    ACC_CHECK(t.rows > 0 && t.cols > 0 && t.row0 >= 0 && t.col0 >= 0 && t.row0 + t.rows <= r.m &&
-                  t.col0 + t.cols <= r.n,
-              ValueError, "chunk rows [{}, {}) x cols [{}, {}) is empty or outside the {}x{} result", t.row0,
-              t.row0 + t.rows, t.col0, t.col0 + t.cols, r.m, r.n);
-    area += t.rows * t.cols;
-    tm = std::max(tm, t.rows);
-    tn = std::max(tn, t.cols);
+void check_exact_cover(const std::vector<OutputChunk>& chunks, std::int64_t m, std::int64_t n) {
+  ACC_CHECK(!chunks.empty(), ValueError, "the chunking strategy returned no chunks for the {}x{} result", m, n);
+  for (const auto& c : chunks) {
+    ACC_CHECK(c.rows > 0 && c.cols > 0, ValueError, "chunk {} is empty", describe(c));
+    ACC_CHECK(c.row0 >= 0 && c.col0 >= 0, ValueError, "chunk {} starts before the result's first row or column",
+              describe(c));
+    ACC_CHECK(c.row0 + c.rows <= m, ValueError, "chunk {} extends past the result's {} rows", describe(c), m);
+    ACC_CHECK(c.col0 + c.cols <= n, ValueError, "chunk {} extends past the result's {} columns", describe(c), n);
   }
   // No two chunks overlap (checked against those starting above each one's last row) and together they
   // have the area of C: every element is computed exactly once.
-  std::vector<std::size_t> order(tiles.size());
+  std::vector<std::size_t> order(chunks.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](auto x, auto y) { return tiles[x].row0 < tiles[y].row0; });
+  std::sort(order.begin(), order.end(), [&](auto x, auto y) { return chunks[x].row0 < chunks[y].row0; });
   for (std::size_t a = 0; a < order.size(); ++a) {
-    const auto& ta = tiles[order[a]];
-    for (std::size_t b = a + 1; b < order.size() && tiles[order[b]].row0 < ta.row0 + ta.rows; ++b) {
-      const auto& tb = tiles[order[b]];
-      const bool cols_overlap = tb.col0 < ta.col0 + ta.cols && ta.col0 < tb.col0 + tb.cols;
-      ACC_CHECK(!cols_overlap, ValueError, "chunks rows [{}, {}) x cols [{}, {}) and rows [{}, {}) x cols [{}, {}) overlap",
-                ta.row0, ta.row0 + ta.rows, ta.col0, ta.col0 + ta.cols, tb.row0, tb.row0 + tb.rows, tb.col0,
-                tb.col0 + tb.cols);
+    const auto& ca = chunks[order[a]];
+    for (std::size_t b = a + 1; b < order.size() && chunks[order[b]].row0 < ca.row0 + ca.rows; ++b) {
+      const auto& cb = chunks[order[b]];
+      const bool cols_overlap = cb.col0 < ca.col0 + ca.cols && ca.col0 < cb.col0 + cb.cols;
+      ACC_CHECK(!cols_overlap, ValueError, "chunks {} and {} overlap", describe(ca), describe(cb));
     }
   }
-  ACC_CHECK(area == r.m * r.n, ValueError, "the chunks cover {} of the {} elements of the {}x{} result", area,
-            r.m * r.n, r.m, r.n);
+  std::int64_t area = 0;
+  for (const auto& c : chunks) area += c.rows * c.cols;
+  ACC_CHECK(area == m * n, ValueError, "the chunks cover {} of the {} elements of the {}x{} result", area, m * n, m,
+            n);
+}
+
+Plan plan_from_tiles(const PlanRequest& r, std::vector<OutputChunk> tiles) {
+  check_request(r);
+  check_exact_cover(tiles, r.m, r.n);
+  std::int64_t tm = 0, tn = 0;
+  for (const auto& t : tiles) {
+    tm = std::max(tm, t.rows);
+    tn = std::max(tn, t.cols);
+  }
   std::int64_t tk = 0;
   for (std::int64_t candidate : axis_candidates(r.k, 1, 0)) {
     if (plan_footprint(tm, tn, candidate, r.element_size, r.panels_in_flight, r.output_buffers) <= r.budget_bytes) {
@@ -247,7 +243,7 @@ Plan plan_from_tiles(const PlanRequest& r, std::vector<OutputTile> tiles) {
   if (tk == 0) too_small(r, tm, tn);
   Plan p;
   p.k = r.k;
-  p.strategy = Strategy::tile;
+  p.strategy = ChunkingStrategy::tile;
   p.tile_m = tm;
   p.tile_n = tn;
   p.tile_k = tk;

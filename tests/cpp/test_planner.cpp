@@ -7,13 +7,14 @@
 namespace acc_test {
 namespace {
 
-using accelera::engine::OutputTile;
+using accelera::ChunkingStrategy;
+using accelera::OutputChunk;
+using accelera::engine::check_exact_cover;
 using accelera::engine::Plan;
 using accelera::engine::plan_footprint;
 using accelera::engine::plan_from_tiles;
 using accelera::engine::plan_matmul;
 using accelera::engine::PlanRequest;
-using accelera::engine::Strategy;
 
 // Every element of C is covered by exactly one tile (checked on a grid of counters).
 void expect_exact_cover(const Plan& plan, std::int64_t m, std::int64_t n) {
@@ -34,7 +35,7 @@ void expect_exact_cover(const Plan& plan, std::int64_t m, std::int64_t n) {
 TEST(Planner, RandomRequestsCoverCOnceWithinBudget) {
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<std::int64_t> extent(1, 300);
-  const Strategy strategies[] = {Strategy::row, Strategy::tile, Strategy::adaptive};
+  const ChunkingStrategy strategies[] = {ChunkingStrategy::row, ChunkingStrategy::tile, ChunkingStrategy::adaptive};
   int planned = 0, refused = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     PlanRequest r;
@@ -63,8 +64,8 @@ TEST(Planner, RandomRequestsCoverCOnceWithinBudget) {
     EXPECT_EQ(plan.device_bytes, plan_footprint(plan.tile_m, plan.tile_n, plan.tile_k, r.element_size, 2, 2));
     EXPECT_GE(plan.tile_k, 1);
     EXPECT_LE(plan.tile_k, r.k);
-    EXPECT_NE(plan.strategy, Strategy::adaptive);
-    if (r.strategy == Strategy::tile) {
+    EXPECT_NE(plan.strategy, ChunkingStrategy::adaptive);
+    if (r.strategy == ChunkingStrategy::tile) {
       EXPECT_TRUE(plan.tile_m == plan.tile_n || plan.tile_m == r.m || plan.tile_n == r.n);
     }
     if (r.max_chunk > 0) {
@@ -89,7 +90,8 @@ TEST(Planner, EverythingFitsIsOneTile) {
 }
 
 TEST(Planner, RowStrategyKeepsWholeRows) {
-  PlanRequest r{.m = 1000, .n = 64, .k = 64, .element_size = 4, .budget_bytes = 200000, .strategy = Strategy::row};
+  PlanRequest r{
+      .m = 1000, .n = 64, .k = 64, .element_size = 4, .budget_bytes = 200000, .strategy = ChunkingStrategy::row};
   const Plan plan = plan_matmul(r);
   EXPECT_EQ(plan.tile_n, 64);
   EXPECT_GT(plan.tiles.size(), 1u);
@@ -97,7 +99,8 @@ TEST(Planner, RowStrategyKeepsWholeRows) {
 }
 
 TEST(Planner, RowStrategySplitsColumnsWhenOneRowIsTooWide) {
-  PlanRequest r{.m = 10, .n = 100000, .k = 10, .element_size = 4, .budget_bytes = 64 * 1024, .strategy = Strategy::row};
+  PlanRequest r{
+      .m = 10, .n = 100000, .k = 10, .element_size = 4, .budget_bytes = 64 * 1024, .strategy = ChunkingStrategy::row};
   const Plan plan = plan_matmul(r);
   EXPECT_LT(plan.tile_n, r.n);
   EXPECT_LE(plan.device_bytes, r.budget_bytes);
@@ -126,7 +129,12 @@ TEST(Planner, HugeExtentsBeyond32Bits) {
 }
 
 TEST(Planner, FixedChunkIsHonouredOrRefused) {
-  PlanRequest r{.m = 1000, .n = 1000, .k = 100, .element_size = 4, .budget_bytes = 64 << 20, .strategy = Strategy::tile,
+  PlanRequest r{.m = 1000,
+                .n = 1000,
+                .k = 100,
+                .element_size = 4,
+                .budget_bytes = 64 << 20,
+                .strategy = ChunkingStrategy::tile,
                 .chunk_size = 300};
   const Plan plan = plan_matmul(r);
   EXPECT_EQ(plan.tile_m, 300);
@@ -142,7 +150,6 @@ TEST(Planner, BadRequestsAreTyped) {
   EXPECT_THROW(plan_matmul(PlanRequest{.m = 1, .n = 1, .k = 1, .budget_bytes = 1 << 20, .min_chunk = 0}),
                accelera::ValueError);
   EXPECT_THROW(plan_matmul(PlanRequest{.m = 100, .n = 100, .k = 100, .budget_bytes = 100}), accelera::OutOfMemoryError);
-  EXPECT_THROW(accelera::engine::parse_strategy("diagonal"), accelera::ValueError);
 }
 
 TEST(Planner, UserTilesAreValidated) {
@@ -156,6 +163,47 @@ TEST(Planner, UserTilesAreValidated) {
   EXPECT_THROW(plan_from_tiles(r, {{0, 0, 0, 10}, {0, 10, 0, 10}}), accelera::ValueError);  // empty
   r.budget_bytes = 600;
   EXPECT_THROW(plan_from_tiles(r, {{0, 10, 0, 10}}), accelera::OutOfMemoryError);
+}
+
+// The message of the ValueError check_exact_cover throws for `chunks` over an m x n result.
+std::string cover_error(const std::vector<OutputChunk>& chunks, std::int64_t m, std::int64_t n) {
+  try {
+    check_exact_cover(chunks, m, n);
+  } catch (const accelera::ValueError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Planner, ChunksOutsideTheResultAreRejectedNamingTheBound) {
+  EXPECT_EQ(cover_error({{0, 300, 0, 40}}, 300, 40), "no error");
+  // A chunk reaching past the result is refused, not clipped to it.
+  EXPECT_PRED2(contains, cover_error({{0, 1000, 0, 40}}, 300, 40),
+               "rows [0, 1000) x cols [0, 40) extends past the result's 300 rows");
+  EXPECT_PRED2(contains, cover_error({{0, 300, 0, 41}}, 300, 40), "past the result's 40 columns");
+  EXPECT_PRED2(contains, cover_error({{-1, 301, 0, 40}}, 300, 40), "starts before");
+  EXPECT_PRED2(contains, cover_error({{0, 300, 0, 40}, {5, 0, 0, 40}}, 300, 40), "is empty");
+  EXPECT_PRED2(contains, cover_error({{0, 150, 0, 40}, {100, 200, 0, 40}}, 300, 40), "overlap");
+  EXPECT_PRED2(contains, cover_error({{0, 150, 0, 40}}, 300, 40), "cover 6000 of the 12000 elements");
+  EXPECT_PRED2(contains, cover_error({}, 300, 40), "no chunks");
+}
+
+// Strategy names are parsed once, where a caller names one (the command line, the Python bindings); below
+// that the engine and the planner see the type.
+TEST(Planner, StrategyNamesParseIntoTheTypeOrAreRefusedNamingTheChoices) {
+  for (const auto s : {ChunkingStrategy::row, ChunkingStrategy::tile, ChunkingStrategy::adaptive}) {
+    EXPECT_EQ(accelera::parse_chunking_strategy(accelera::strategy_name(s)), s);
+  }
+  for (const std::string bad : {"spiral", "", "Row", "tile ", "chunks"}) {
+    try {
+      accelera::parse_chunking_strategy(bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const accelera::ValueError& error) {
+      EXPECT_PRED2(contains, error.what(), "'" + bad + "': expected 'row', 'tile' or 'adaptive'");
+    }
+  }
 }
 
 }  // namespace

@@ -7,7 +7,7 @@ import pytest
 
 import accelera as ac
 from accelera import _core
-from accelera.chunking import ChunkingStrategy, RowChunking, TileChunking
+from accelera.chunking import AdaptiveChunking, ChunkingStrategy, RowChunking, TileChunking
 
 DEVICES = [d["device"] for d in ac.devices()]
 
@@ -103,6 +103,90 @@ def test_user_and_builtin_strategy_objects():
 
     with pytest.raises(ac.ArgumentError, match="step 1"):
         engine.matmul(a, b, chunk_strategy=Stepped())
+
+
+@pytest.mark.parametrize("builtin", [RowChunking, TileChunking, AdaptiveChunking])
+def test_builtin_subclass_that_overrides_get_chunks_decides_the_tiles(builtin):
+    class SevenStripes(builtin):
+        def get_chunks(self, shape, chunk_size):
+            step = -(-shape[0] // 7)
+            for r in range(0, shape[0], step):
+                yield (slice(r, min(r + step, shape[0])), slice(None))
+
+    rng = np.random.default_rng(7)
+    a = rng.uniform(-1, 1, (21, 8)).astype(np.float32)
+    b = rng.uniform(-1, 1, (8, 11)).astype(np.float32)
+    engine = ac.MatrixEngine(enable_progress=False)  # everything fits: the planner would not tile at all
+    check(engine.matmul(a, b, chunk_strategy=SevenStripes()).numpy(), a, b)
+    assert engine.last_run["strategy"] == "chunks" and engine.last_run["tiles"] == 7
+    engine.chunking_strategy = SevenStripes()
+    assert isinstance(engine.chunking_strategy, SevenStripes)
+    check(engine.matmul(a, b).numpy(), a, b)
+    assert engine.last_run["strategy"] == "chunks" and engine.last_run["tiles"] == 7
+
+
+def test_builtin_strategy_objects_go_to_the_planner():
+    rng = np.random.default_rng(8)
+    a = rng.uniform(-1, 1, (64, 48)).astype(np.float32)
+    b = rng.uniform(-1, 1, (48, 40)).astype(np.float32)
+    engine = ac.MatrixEngine(memory_budget=12_000, enable_progress=False)
+    for strategy, planned in ((RowChunking(), {"row"}), (TileChunking(), {"tile"}),
+                              (AdaptiveChunking(), {"row", "tile"})):
+        check(engine.matmul(a, b, chunk_strategy=strategy).numpy(), a, b)
+        assert engine.last_run["strategy"] in planned
+    engine.chunking_strategy = TileChunking()
+    assert engine.chunking_strategy == "tile"
+    # A tile size given to TileChunking is honoured: its own get_chunks tiles the result.
+    check(engine.matmul(a, b, chunk_strategy=TileChunking((16, 16))).numpy(), a, b)
+    assert engine.last_run["strategy"] == "chunks" and engine.last_run["tiles"] == 4 * 3
+
+
+def test_chunks_beyond_the_result_are_rejected_not_clipped():
+    class TooTall(TileChunking):
+        def get_chunks(self, shape, chunk_size):
+            yield (slice(0, 1000), slice(0, shape[1]))
+
+    class BeforeTheStart(TileChunking):
+        def get_chunks(self, shape, chunk_size):
+            yield (slice(-400, None),)
+
+    a = np.ones((300, 8), np.float32)
+    b = np.ones((8, 11), np.float32)
+    out = np.full((300, 11), 7.0, np.float32)
+    engine = ac.MatrixEngine(enable_progress=False)
+    with pytest.raises(ac.ArgumentError, match=r"rows \[0, 1000\) .* past the result's 300 rows"):
+        engine.matmul(a, b, chunk_strategy=TooTall(), out=out)
+    with pytest.raises(ValueError, match="starts before"):
+        engine.matmul(a, b, chunk_strategy=BeforeTheStart(), out=out)
+    np.testing.assert_array_equal(out, np.full((300, 11), 7.0, np.float32))
+    np.testing.assert_array_equal(a, np.ones((300, 8), np.float32))
+
+    class LastRows(TileChunking):  # negative bounds count from the end, as in indexing
+        def get_chunks(self, shape, chunk_size):
+            yield (slice(0, -100),)
+            yield (slice(-100, None),)
+
+    engine.matmul(a, b, chunk_strategy=LastRows(), out=out)
+    np.testing.assert_array_equal(out, np.full((300, 11), 8.0, np.float32))
+    assert engine.last_run["tiles"] == 2
+
+
+def test_strategy_names_are_parsed_at_the_boundary():
+    for bad in ("spiral", "Row", ""):
+        with pytest.raises(ac.ArgumentError, match="expected 'row', 'tile' or 'adaptive'"):
+            ac.MatrixEngine(chunking_strategy=bad)
+    engine = ac.MatrixEngine(chunking_strategy="row", enable_progress=False)
+    assert engine.chunking_strategy == "row"
+    with pytest.raises(ac.ArgumentError, match="'diagonal'"):
+        engine.chunking_strategy = "diagonal"
+    assert engine.chunking_strategy == "row"
+    a = np.ones((4, 3), np.float32)
+    with pytest.raises(ac.ArgumentError, match="'diagonal'"):
+        engine.matmul(a, a.T, chunk_strategy="diagonal")
+    with pytest.raises(ac.ArgumentError, match="a name or a ChunkingStrategy"):
+        engine.chunking_strategy = 3
+    assert engine.chunking_strategy == "row"
+    assert ac.MatrixEngine(chunking_strategy=None).chunking_strategy == "adaptive"
 
 
 def test_fixed_chunk_size_without_auto_detection():
