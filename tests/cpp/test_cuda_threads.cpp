@@ -73,7 +73,7 @@ std::string run_thread(int t, accelera::KernelManager& manager) {
     accelera::EngineOptions options;
     options.device = kCuda;
     options.memory_budget = 48 * 1024;
-    options.chunking_strategy = "tile";
+    options.chunking_strategy = accelera::ChunkingStrategy::tile;
     options.enable_progress = false;
     accelera::MatrixEngine engine(options);
     if (auto e = mismatch("MatrixEngine", engine.matmul(a, b), accelera::matmul(a, b), tol); !e.empty()) return e;
