@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "release_gil.hpp"
 #include "accelera/core/size.hpp"
 #include "cli.hpp"
 
@@ -23,7 +24,7 @@ void bind_cli(nb::module_& m) {
         std::cout.flush();
         return rc;
       },
-      nb::arg("argv"), nb::call_guard<nb::gil_scoped_release>());
+      nb::arg("argv"), nb::call_guard<ReleaseGil>());
   // Sizes such as "2GB" are read the same way by the command line and by MatrixEngine(memory_budget=...).
   m.def("_parse_size", [](const std::string& text) { return parse_size(text); }, nb::arg("text"));
 }

@@ -7,6 +7,7 @@
 
 #include "accelera/accelera.hpp"
 #include "bindings.hpp"
+#include "release_gil.hpp"
 
 namespace accelera::python {
 
@@ -76,7 +77,7 @@ void bind_engine(nb::module_& m) {
           [](MatrixEngine& e, const Tensor& a, const Tensor& b, const std::optional<std::string>& strategy,
              std::optional<Tensor> out) {
             const std::optional<ChunkingStrategy> parsed = parse_optional_strategy(strategy);
-            nb::gil_scoped_release release;
+            ReleaseGil release;
             return e.matmul(a, b, parsed, std::move(out));
           },
           nb::arg("a"), nb::arg("b"), nb::arg("strategy").none(), nb::arg("out").none())
@@ -87,12 +88,12 @@ void bind_engine(nb::module_& m) {
              std::optional<Tensor> out) {
             std::vector<OutputChunk> c;
             for (const auto& [r0, rows, c0, cols] : chunks) c.push_back({r0, rows, c0, cols});
-            nb::gil_scoped_release release;
+            ReleaseGil release;
             return e.matmul_chunks(a, b, std::move(c), std::move(out));
           },
           nb::arg("a"), nb::arg("b"), nb::arg("chunks"), nb::arg("out").none())
-      .def("add", &MatrixEngine::add, nb::call_guard<nb::gil_scoped_release>())
-      .def("multiply", &MatrixEngine::multiply, nb::call_guard<nb::gil_scoped_release>())
+      .def("add", &MatrixEngine::add, nb::call_guard<ReleaseGil>())
+      .def("multiply", &MatrixEngine::multiply, nb::call_guard<ReleaseGil>())
       .def("memory_info", [](const MatrixEngine& e) { return memory_dict(e.memory_info()); })
       .def("cleanup", &MatrixEngine::cleanup)
       .def("set_chunk_size", &MatrixEngine::set_chunk_size)

@@ -6,6 +6,7 @@
 
 #include "accelera/accelera.hpp"
 #include "bindings.hpp"
+#include "release_gil.hpp"
 
 namespace accelera::python {
 
@@ -63,7 +64,7 @@ void launch(CompiledKernel& kernel, nb::sequence args, nb::handle global_size, n
     local.y = 1;
     local.z = 1;
   }
-  nb::gil_scoped_release release;
+  ReleaseGil release;
   kernel.launch(converted, global, local);
 }
 
@@ -94,7 +95,7 @@ void bind_kernels(nb::module_& m) {
           "compile_kernel",
           [](KernelManager& self, const std::string& name, const std::string& source, const std::string& backend,
              const std::string& options) {
-            nb::gil_scoped_release release;
+            ReleaseGil release;
             return self.compile_kernel(name, source, backend, options);
           },
           nb::arg("name"), nb::arg("source"), nb::arg("backend"), nb::arg("options") = "",

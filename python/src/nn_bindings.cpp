@@ -7,6 +7,7 @@
 
 #include "accelera/accelera.hpp"
 #include "bindings.hpp"
+#include "release_gil.hpp"
 
 namespace accelera::python {
 
@@ -54,7 +55,7 @@ nb::dict backend_status(const std::string& kind_name) {
 }  // namespace
 
 void bind_nn(nb::module_& m) {
-  const auto release = nb::call_guard<nb::gil_scoped_release>();
+  const auto release = nb::call_guard<ReleaseGil>();
   m.def("gelu", [](const Tensor& x, const std::string& a) { return gelu(x, approximation(a)); }, nb::arg("x"),
         nb::arg("approximate"), release);
   m.def(

@@ -5,6 +5,7 @@
 
 #include "accelera/accelera.hpp"
 #include "bindings.hpp"
+#include "release_gil.hpp"
 
 namespace accelera::python {
 
@@ -12,12 +13,12 @@ namespace {
 
 template <Tensor (*F)(const Tensor&, const Tensor&)>
 void def_binary(nb::module_& m, const char* name) {
-  m.def(name, [](const Tensor& a, const Tensor& b) { return F(a, b); }, nb::call_guard<nb::gil_scoped_release>());
+  m.def(name, [](const Tensor& a, const Tensor& b) { return F(a, b); }, nb::call_guard<ReleaseGil>());
 }
 
 template <Tensor (*F)(const Tensor&)>
 void def_unary(nb::module_& m, const char* name) {
-  m.def(name, [](const Tensor& x) { return F(x); }, nb::call_guard<nb::gil_scoped_release>());
+  m.def(name, [](const Tensor& x) { return F(x); }, nb::call_guard<ReleaseGil>());
 }
 
 template <Tensor (*F)(const Tensor&, const Axes&, bool)>
@@ -25,7 +26,7 @@ void def_reduce(nb::module_& m, const char* name) {
   m.def(
       name, [](const Tensor& x, const Axes& axes, bool keepdims) { return F(x, axes, keepdims); },
       nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("keepdims") = false,
-      nb::call_guard<nb::gil_scoped_release>());
+      nb::call_guard<ReleaseGil>());
 }
 
 }  // namespace

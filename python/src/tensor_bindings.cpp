@@ -7,6 +7,7 @@
 
 #include "accelera/accelera.hpp"
 #include "bindings.hpp"
+#include "release_gil.hpp"
 #include "dlpack.hpp"
 
 namespace accelera::python {
@@ -154,7 +155,7 @@ void bind_tensor(nb::module_& m) {
       .def("clone", &Tensor::clone)
       .def("_astype", [](const Tensor& t, const std::string& name) { return t.astype(dtype_from_name(name)); })
       .def("_to", [](const Tensor& t, const std::string& device) { return t.to(Device::parse(device)); },
-           nb::arg("device"), nb::call_guard<nb::gil_scoped_release>())
+           nb::arg("device"), nb::call_guard<ReleaseGil>())
       .def("transpose",
            [](const Tensor& t, nb::args axes) {
              if (axes.size() == 0) return t.T();
