@@ -4,9 +4,10 @@
 
 cublasXtSgemm / cublasXtDgemm through ctypes (libcublas from the CUDA toolkit: $CUDA_HOME/lib64,
 /usr/local/cuda/lib64, or the nvidia-cublas wheel), on host matrices pinned with cudaHostRegister, the block
-size tuned with cublasXtSetBlockDim over the given sizes between n/16 and n/2. Every product is checked on sampled entries against float64. Prints
-GFLOP/s per size and block size. bench_engine.py --anchor cublasxt uses the same functions on its matrices.
-Without a CUDA device or libcublas it exits with status 2 and says why.
+size tuned with cublasXtSetBlockDim over the given sizes between n/16 and n/2. Every product is checked on
+sampled entries against float64. Prints GFLOP/s per size and block size. bench_engine.py --anchor cublasxt
+uses the same functions on its own matrices. Without a CUDA device or libcublas it exits with status 2 and
+says why.
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/kit.sh"
 ROOT=$GPU_KIT_ROOT
 
-usage() { sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 phases=()
 out=$ROOT/build/gpu-report
@@ -36,7 +35,7 @@ while [ $# -gt 0 ]; do
     all) phases+=(build test sanitize bench) ;;
     --out) [ $# -ge 2 ] || gpu_kit_die "--out needs a folder"; out=$2; shift ;;
     --out=*) out=${1#--out=} ;;
-    -h|--help) usage; exit 0 ;;
+    -h|--help) gpu_kit_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     *) gpu_kit_die "unknown argument '$1' (phases: build test sanitize bench all; option: --out DIR)" ;;
   esac
   shift
@@ -144,11 +143,14 @@ fi
 
 # ---- the machine, for the report --------------------------------------------------------------------------------
 
+cpu_model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
+memory=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
+kit_packages=$(grep '^package ' "$GPU_KIT_MANIFEST" 2>/dev/null | awk '{ printf "%s%s", sep, $2; sep = ", " }' || true)
 {
   echo "| | |"
   echo "| --- | --- |"
   echo "| date (UTC) | $(date -u '+%Y-%m-%d %H:%M') |"
-  echo "| machine | $(uname -srm); $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//') x $JOBS; $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) |"
+  echo "| machine | $(uname -srm); ${cpu_model:-CPU} x $JOBS; $memory |"
   if [ -n "$GPU_NAME" ]; then
     echo "| GPU | $GPU_NAME, compute capability $GPU_CC, $GPU_MEMORY |"
     echo "| driver | $GPU_DRIVER (CUDA $(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n1)) |"
@@ -157,8 +159,9 @@ fi
   fi
   echo "| nvcc | $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') ($NVCC); built for sm_$ARCH |"
   echo "| compiler | $("$CXX_BIN" --version | head -n1) |"
-  echo "| cmake, Python | $(cmake --version | head -n1 | awk '{print $3}'), $("$PYTHON" -c 'import sys; print(sys.version.split()[0])') ($(command -v "$PYTHON")) |"
-  echo "| kit | $(grep -c '^package ' "$GPU_KIT_MANIFEST" 2>/dev/null || echo '?') Debian 12 packages ($(grep '^package ' "$GPU_KIT_MANIFEST" 2>/dev/null | awk '{printf "%s%s", sep, $2; sep=", "}')) in $GPU_KIT_PREFIX; OpenCL $OPENCL |"
+  echo "| cmake, Python | $(cmake --version | head -n1 | awk '{print $3}')," \
+    "$("$PYTHON" -c 'import sys; print(sys.version.split()[0])') ($(command -v "$PYTHON")) |"
+  echo "| kit | Debian 12 packages ($kit_packages) in $GPU_KIT_PREFIX; OpenCL $OPENCL |"
 } > "$STATE/system.md"
 
 # ---- phases -------------------------------------------------------------------------------------------------------
@@ -218,6 +221,7 @@ phase_build() {
   local t_cmake=$(($(date +%s) - t))
   t=$(date +%s)
   [ $rc -ne 0 ] || run "$(remaining)" "$PYTHON" -m pip install --no-index --no-deps --no-build-isolation --no-compile \
+    --no-cache-dir \
     --upgrade --target "$SITE" -C build-dir="$PYBUILD" -C cmake.define.ACCELERA_CUDA=ON \
     -C cmake.define.ACCELERA_OPENCL=$OPENCL -C cmake.define.CMAKE_CXX_COMPILER="$CXX_BIN" \
     -C cmake.define.CMAKE_CUDA_COMPILER="$NVCC" \
@@ -231,8 +235,10 @@ phase_build() {
     echo
     echo "Dependencies as CMake found them (the kit's prefix is $GPU_KIT_PREFIX):"
     echo
-    grep -E '^(fmt|spdlog|GTest|CLI11|nlohmann_json|CLBlast|hwy|benchmark)_DIR:|^OPENBLAS_LINK_LIBRARIES:|^OpenCL_LIBRARY:|^OpenCL_INCLUDE_DIR:|^PKG_CONFIG_EXECUTABLE:' \
+    grep -E '^(fmt|spdlog|GTest|CLI11|nlohmann_json|CLBlast|hwy|benchmark)_DIR:|^OPENBLAS_LINK_LIBRARIES:' \
       "$BUILD/CMakeCache.txt" 2>/dev/null | sed 's/^/    /' || true
+    grep -E '^OpenCL_LIBRARY:|^OpenCL_INCLUDE_DIR:|^PKG_CONFIG_EXECUTABLE:' "$BUILD/CMakeCache.txt" 2>/dev/null |
+      sed 's/^/    /' || true
     echo
     echo "Libraries libaccelera loads (ldd):"
     echo
@@ -240,7 +246,14 @@ phase_build() {
       sed 's/ (0x[0-9a-f]*)//; s/^[[:space:]]*/    /' || true
   } > "$STATE/build.md"
   if [ $rc -eq 0 ]; then
-    source_fingerprint > "$STATE/build.stamp"
+    local now
+    now=$(source_fingerprint)
+    if [ "$now" != "$(cat "$STATE/build.stamp" 2>/dev/null)" ]; then
+      # A new build: the results of the other phases were those of the one before.
+      rm -f "$STATE"/test.* "$STATE"/sanitize.* "$STATE"/sanitize-* "$STATE"/bench.* "$STATE"/bench-* \
+        "$STATE"/ctest-*.xml "$STATE/pytest.xml"
+    fi
+    echo "$now" > "$STATE/build.stamp"
     phase_end PASS
   else
     rm -f "$STATE/build.stamp"
@@ -303,7 +316,8 @@ phase_test() {
 GPU_FILTER='*/cuda*:Cuda*'
 # Racecheck and synccheck look at shared memory and barriers: the kernels that use them (reductions, GELU,
 # LayerNorm, softmax, attention), without the long-sequence attention cases (the same kernels, more blocks).
-SHARED_FILTER='CudaHalfOps.*:CudaHalfAttention.*:CudaHalf/CudaHalfNn.*:AllDevices/*/cuda*:Devices/DeviceOps.ReductionsMatchFloat64/cuda*-*LongSequences*'
+SHARED_FILTER='CudaHalfOps.*:CudaHalfAttention.*:CudaHalf/CudaHalfNn.*:AllDevices/*/cuda*'
+SHARED_FILTER+=':Devices/DeviceOps.ReductionsMatchFloat64/cuda*-*LongSequences*'
 declare -A SAN_FILTER=([memcheck]=$GPU_FILTER [racecheck]=$SHARED_FILTER [synccheck]=$SHARED_FILTER [initcheck]=$GPU_FILTER)
 declare -A SAN_SECONDS=([memcheck]=180 [racecheck]=120 [synccheck]=90 [initcheck]=120)
 
@@ -341,7 +355,8 @@ phase_sanitize() {
     notes+=("memcheck pads every allocation with 256 bytes, so that an access past a block's end does not land in the next block.")
   fi
   ! has '--racecheck-report' || racecheck_extra+=(--racecheck-report all)
-  notes+=("Accelera's caching allocator rounds blocks up to size classes: memcheck sees accesses past a block's rounded end, initcheck also reads of its unwritten tail.")
+  local note="Accelera's caching allocator rounds blocks up to size classes: memcheck sees accesses past a"
+  notes+=("$note block's rounded end, initcheck also reads of its unwritten tail.")
   local tool rc limit t settings="{"
   rm -f "$STATE"/sanitize-*
   for tool in memcheck racecheck synccheck initcheck; do

@@ -13,7 +13,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/kit.sh"
 
 if [ "${1:-}" != --inside ]; then
   case ${1:-} in
-    ''|-h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; [ $# -gt 0 ]; exit ;;
+    -h|--help) gpu_kit_usage "${BASH_SOURCE[0]}"; exit 0 ;;
+    '') gpu_kit_usage "${BASH_SOURCE[0]}" >&2; exit 1 ;;
   esac
   [ "$(id -u)" -eq 0 ] || gpu_kit_die "isolated.sh needs root: it mounts an overlay on /usr in a private mount namespace"
   gpu_kit_require unshare mount dpkg-query find

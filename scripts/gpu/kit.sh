@@ -68,6 +68,10 @@ gpu_kit_require() {
   done
 }
 
+gpu_kit_usage() {  # prints the comment block at the top of the script given (its usage)
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$1"
+}
+
 gpu_kit_human() {  # bytes -> "12.3 MiB"
   awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'
 }

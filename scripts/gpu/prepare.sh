@@ -5,8 +5,9 @@
 #   bash scripts/gpu/prepare.sh
 #
 # The Debian packages of scripts/gpu/kit.sh (gpu_kit_packages: the libraries of scripts/install-deps.sh and
-# a few more) and every dependency a machine with none of them would need (minus GPU_KIT_EXCLUDED) are downloaded with `apt-get download` into build/gpu-kit/debs,
-# unpacked, trimmed (documentation, sources, static libraries with shared twins) and packed into
+# a few more) and every dependency that a machine with none of them would need (minus GPU_KIT_EXCLUDED) are
+# downloaded with `apt-get download` into build/gpu-kit/debs, unpacked, trimmed (documentation, sources,
+# static libraries with shared twins) and packed into
 # .gpu-kit/debian-bookworm-amd64.tar.xz with a MANIFEST. Python wheels listed in GPU_KIT_PY_WHEELS go to
 # .gpu-kit/wheels. Re-running fetches only what is missing and repacks only when the package set changed.
 set -euo pipefail
@@ -15,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/kit.sh"
 
 if [ $# -gt 0 ]; then
   case $1 in
-    -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) gpu_kit_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     *) gpu_kit_die "prepare.sh takes no arguments (got '$1')" ;;
   esac
 fi
@@ -26,7 +27,8 @@ gpu_kit_require apt-get dpkg dpkg-deb tar xz sha256sum python3 git
 if [ "${ID:-}" != debian ] || [ "${VERSION_ID:-}" != 12 ]; then
   gpu_kit_die "prepare.sh fetches Debian 12 (bookworm) packages and must run on Debian 12; this is ${PRETTY_NAME:-an unknown system}"
 fi
-[ "$(dpkg --print-architecture)" = amd64 ] || gpu_kit_die "prepare.sh must run on amd64 (the GPU machine is x86-64); this is $(dpkg --print-architecture)"
+arch=$(dpkg --print-architecture)
+[ "$arch" = amd64 ] || gpu_kit_die "prepare.sh must run on amd64 (the GPU machine is x86-64); this is $arch"
 
 sudo_if_needed() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
