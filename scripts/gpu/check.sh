@@ -18,7 +18,8 @@
 # build/gpu-report). Exit status: 0 all phases passed, 1 a phase failed, 2 no CUDA device (after the build).
 #
 # Settings (environment): ACCELERA_CUDA_ARCHITECTURES (default: the GPU's, from nvidia-smi),
-# ACCELERA_GPU_PHASE_SECONDS, ACCELERA_GPU_TEST_JOBS (concurrent GPU tests, default 4),
+# ACCELERA_GPU_PHASE_SECONDS, ACCELERA_GPU_TEST_JOBS (concurrent ctest GPU tests, default 4),
+# ACCELERA_GPU_PYTEST_ARGS (more pytest arguments, e.g. "-n 8" where pytest-xdist is installed),
 # ACCELERA_SANITIZE_<TOOL>_FILTER / _SECONDS (TOOL: MEMCHECK, RACECHECK, SYNCCHECK, INITCHECK),
 # ACCELERA_BENCH_ENGINE_SIZES (default "4096 8192 16384 32768").
 set -euo pipefail
@@ -301,8 +302,11 @@ phase_test() {
     --test-output-size-passed 8192 --output-junit "$STATE/ctest-gpu.xml" || rc=$?
   [ $rc -ne 124 ] || { late=1; say "test: ctest (label gpu) stopped at the phase's time limit"; }
   # pytest_cuda_usage (scripts/gpu) records which tests allocated on a CUDA device.
+  local pytest_args=()
+  read -r -a pytest_args <<<"${ACCELERA_GPU_PYTEST_ARGS:-}"
   rc=0; (cd "$ROOT" && PYTHONPATH="$SITE:$GPU_KIT_SCRIPTS" PATH="$SITE/bin:$PATH" run "$(remaining)" "$PYTHON" -m pytest \
-    tests/python -q -rs -p no:cacheprovider -p pytest_cuda_usage --junitxml="$STATE/pytest.xml") || rc=$?
+    tests/python -q -rs -p no:cacheprovider -p pytest_cuda_usage --junitxml="$STATE/pytest.xml" "${pytest_args[@]}") ||
+    rc=$?
   [ $rc -ne 124 ] || { late=1; say "test: pytest stopped at the phase's time limit"; }
   if "$PYTHON" "$KIT_PY" tests "$STATE" >> "$STATE/test.log"; then
     phase_end PASS

@@ -156,7 +156,8 @@ def _ctest_cases(path: Path) -> list[dict]:
         if tc.find("skipped") is not None or status == "notrun":
             cases.append({"name": name, "result": "skipped", "reason": _gtest_skip_reason(out)})
         elif tc.find("failure") is not None or status == "fail":
-            cases.append({"name": name, "result": "failed", "reason": ""})
+            failure = tc.find("failure")
+            cases.append({"name": name, "result": "failed", "reason": "" if failure is None else failure.get("message", "")})
         else:
             cases.append({"name": name, "result": "passed", "reason": ""})
     return cases
