@@ -6,7 +6,8 @@
 #
 #   bash scripts/gpu/isolated.sh bash scripts/gpu/check.sh build
 #
-# Needs root (a mount namespace and an overlay mount); nothing changes outside the namespace.
+# Needs root for the mount namespace and the overlay; nothing changes outside the namespace. Run with sudo, it
+# runs the command as the user who called sudo.
 set -euo pipefail
 # shellcheck source=scripts/gpu/kit.sh
 source "$(dirname "${BASH_SOURCE[0]}")/kit.sh"
@@ -16,8 +17,10 @@ if [ "${1:-}" != --inside ]; then
     -h|--help) gpu_kit_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     '') gpu_kit_usage "${BASH_SOURCE[0]}" >&2; exit 1 ;;
   esac
-  [ "$(id -u)" -eq 0 ] || gpu_kit_die "isolated.sh needs root: it mounts an overlay on /usr in a private mount namespace"
-  gpu_kit_require unshare mount dpkg-query find
+  [ "$(id -u)" -eq 0 ] || gpu_kit_die "isolated.sh needs root (or sudo): it mounts an overlay on /usr in a private mount namespace"
+  gpu_kit_require unshare mount dpkg-query find setpriv
+  unshare --mount true 2>/dev/null ||
+    gpu_kit_die "cannot create a mount namespace here (unshare --mount needs the CAP_SYS_ADMIN capability)"
   [ -f "$GPU_KIT_MANIFEST" ] || gpu_kit_die "no kit manifest at $GPU_KIT_MANIFEST: run scripts/gpu/prepare.sh first"
   exec unshare --mount --propagation private -- bash "${BASH_SOURCE[0]}" --inside "$@"
 fi
@@ -46,4 +49,7 @@ for f in /usr/include/fmt/format.h /usr/include/spdlog/spdlog.h /usr/include/gte
   [ ! -e "$f" ] || gpu_kit_die "isolation failed: $f is still visible"
 done
 echo "[isolated] hid $hidden files of the $installed kit packages installed here; running: $*"
+if [ -n "${SUDO_UID:-}" ] && [ "$SUDO_UID" != 0 ]; then
+  exec setpriv --reuid="$SUDO_UID" --regid="${SUDO_GID:?}" --init-groups -- "$@"
+fi
 exec "$@"
