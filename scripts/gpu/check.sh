@@ -83,6 +83,14 @@ else
   gpu_kit_die "nvcc not found (CUDACXX, PATH, \$CUDA_HOME/bin, /usr/local/cuda/bin): check.sh builds the CUDA backend"
 fi
 CUDA_BIN=$(dirname "$(readlink -f "$NVCC")")
+# Python wheels of the kit (GPU_KIT_PY_WHEELS), if any, go to a private folder on PYTHONPATH.
+if compgen -G "$GPU_KIT_WHEELS/*.whl" >/dev/null; then
+  WHEELS_SITE=$ROOT/build/gpu-wheels
+  "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$WHEELS_SITE" \
+    "$GPU_KIT_WHEELS"/*.whl || gpu_kit_die "the kit's Python wheels do not install here (see above)"
+  export PYTHONPATH="$WHEELS_SITE${PYTHONPATH:+:$PYTHONPATH}"
+  say "Python wheels of the kit: $(find "$GPU_KIT_WHEELS" -name '*.whl' -printf '%f ')"
+fi
 "$PYTHON" - <<'EOF' || gpu_kit_die "$PYTHON lacks a module the build or the tests need (see above)"
 import importlib.util, sys, sysconfig, os
 missing = [m for m in ("numpy", "nanobind", "scikit_build_core", "pytest", "hypothesis") if importlib.util.find_spec(m) is None]
@@ -304,7 +312,7 @@ phase_test() {
   # pytest_cuda_usage (scripts/gpu) records which tests allocated on a CUDA device.
   local pytest_args=()
   read -r -a pytest_args <<<"${ACCELERA_GPU_PYTEST_ARGS:-}"
-  rc=0; (cd "$ROOT" && PYTHONPATH="$SITE:$GPU_KIT_SCRIPTS" PATH="$SITE/bin:$PATH" run "$(remaining)" "$PYTHON" -m pytest \
+  rc=0; (cd "$ROOT" && PYTHONPATH="$SITE:$GPU_KIT_SCRIPTS${PYTHONPATH:+:$PYTHONPATH}" PATH="$SITE/bin:$PATH" run "$(remaining)" "$PYTHON" -m pytest \
     tests/python -q -rs -p no:cacheprovider -p pytest_cuda_usage --junitxml="$STATE/pytest.xml" "${pytest_args[@]}") ||
     rc=$?
   [ $rc -ne 124 ] || { late=1; say "test: pytest stopped at the phase's time limit"; }
@@ -416,7 +424,7 @@ phase_bench() {
     shift 2
     echo "+ $*" | tee -a "$STATE/bench.log"
     rc=0
-    (cd "$ROOT" && PYTHONPATH="$SITE" PYTHONUNBUFFERED=1 timeout --kill-after=20 "$(remaining)" "$@" \
+    (cd "$ROOT" && PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 timeout --kill-after=20 "$(remaining)" "$@" \
       > "$STATE/$file" 2> "$STATE/$file.err") || rc=$?
     tee -a "$STATE/bench.log" < "$STATE/$file"
     tee -a "$STATE/bench.log" < "$STATE/$file.err"
