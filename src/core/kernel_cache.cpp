@@ -1,13 +1,16 @@
 #include "core/kernel_cache.hpp"
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 #include <thread>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "accelera/core/config.hpp"
@@ -34,6 +37,44 @@ void reject(const std::filesystem::path& path, std::string_view why) {
   ++g_counters.misses;
 }
 
+// Entries are kernel binaries of a few megabytes at most; anything larger is not ours.
+constexpr std::int64_t kMaxEntryBytes = std::int64_t{256} << 20;
+
+// The whole file at `path` when it is a regular file of sensible size, read without following a symbolic
+// link (an entry that points at /dev/zero would be read forever) and without blocking (a FIFO would hang
+// the caller); otherwise nullopt with `why` set. A missing file gives nullopt with `why` empty.
+std::optional<std::string> read_entry(const std::filesystem::path& path, std::string& why) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT) why = errno == ELOOP ? "a symbolic link, not a regular file" : std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat st {};
+  std::optional<std::string> data;
+  if (::fstat(fd, &st) != 0) {
+    why = std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+  } else if (st.st_size > kMaxEntryBytes) {
+    why = fmt::format("{} bytes long, more than any kernel binary", st.st_size);
+  } else {
+    std::string file(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t done = 0;
+    while (done < file.size()) {
+      const ssize_t n = ::read(fd, file.data() + done, file.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (done == file.size()) {
+      data = std::move(file);
+    } else {
+      why = "shorter than its size when read (changing underneath)";
+    }
+  }
+  ::close(fd);
+  return data;
+}
+
 }  // namespace
 
 std::uint64_t fnv1a64(std::string_view bytes) noexcept {
@@ -53,14 +94,17 @@ std::string kernel_cache_path(std::string_view key) {
 std::optional<std::string> kernel_cache_load(std::string_view key) {
   if (!cache_enabled()) return std::nullopt;
   const std::filesystem::path path = kernel_cache_path(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ++g_counters.misses;
+  std::string why;
+  const auto read = read_entry(path, why);
+  if (!read) {
+    if (why.empty()) {
+      ++g_counters.misses;
+    } else {
+      reject(path, why);
+    }
     return std::nullopt;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string file = buffer.str();
+  const std::string& file = *read;
   // Layout: magic, key length (decimal) '\n', key, payload length '\n', checksum (hex) '\n', payload.
   std::size_t pos = 0;
   auto read_line = [&](std::string& out) {
@@ -92,7 +136,9 @@ std::optional<std::string> kernel_cache_load(std::string_view key) {
   }
   const std::size_t payload_size = std::strtoull(payload_length.c_str(), nullptr, 10);
   if (file.size() - pos != payload_size) {
-    reject(path, "truncated");
+    reject(path, file.size() - pos < payload_size
+                     ? fmt::format("truncated ({} of {} payload bytes)", file.size() - pos, payload_size)
+                     : fmt::format("followed by {} bytes of junk", file.size() - pos - payload_size));
     return std::nullopt;
   }
   std::string payload = file.substr(pos);

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include "accelera/core/config.hpp"
 #include "accelera/kernel.hpp"
 #include "accelera/ops.hpp"
@@ -109,6 +111,32 @@ TEST(KernelCache, GarbageFileIsRejected) {
   fs::create_directories(dir.path());
   write_file(kernel_cache_path("k"), "not a cache entry at all");
   EXPECT_FALSE(kernel_cache_load("k"));
+}
+
+// An entry that is a link (to /dev/zero: read forever), a FIFO (an open that blocks) or a file with junk
+// appended: rejected at once, removed (the link itself, not its target), rebuilt by the caller.
+TEST(KernelCache, LinksFifosAndJunkAreRejectedWithoutReadingThem) {
+  CacheDir dir;
+  kernel_cache_store("k", "payload");  // creates the folder
+  const fs::path file = kernel_cache_path("k");
+  const auto rejected_before = kernel_cache_stats().rejected;
+
+  fs::remove(file);
+  fs::create_symlink("/dev/zero", file);
+  EXPECT_FALSE(kernel_cache_load("k"));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(file)));
+  EXPECT_TRUE(fs::exists("/dev/zero"));
+
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  EXPECT_FALSE(kernel_cache_load("k"));  // returns at once: nothing ever writes into the FIFO
+  EXPECT_FALSE(fs::exists(fs::symlink_status(file)));
+
+  kernel_cache_store("k", "payload");
+  write_file(file, read_file(file) + "junk");
+  EXPECT_FALSE(kernel_cache_load("k"));
+  EXPECT_EQ(kernel_cache_stats().rejected, rejected_before + 3);
+  kernel_cache_store("k", "payload");
+  EXPECT_EQ(kernel_cache_load("k").value_or(""), "payload");
 }
 
 TEST(KernelCache, OffDisablesIt) {
