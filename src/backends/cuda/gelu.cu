@@ -22,6 +22,7 @@ struct InvSqrt2 {
 template <typename C, bool Tanh>
 __device__ inline C gelu_value(C x) {
   if (x != x) return x;
+  if (isinf(x)) return x > C(0) ? x : C(0);  // the limits (the formulas below give inf * 0 at -inf)
   if constexpr (Tanh) {
     const C u = C(0.79788456080286535588) * (x + C(0.044715) * x * x * x);
     return x / (C(1) + exp_of(C(-2) * u));

@@ -1,7 +1,9 @@
 // LayerNorm over the last axis of (rows, n): forward, dx, and the parameter gradients. One block per row
 // (grid-striding over rows, as many blocks as the device holds at once); the row stays in registers
 // between its passes when it fits (RowSlice), so x is read from memory once. Statistics are kept and
-// accumulated in float (double for float64): the mean first, then the variance about it.
+// accumulated in float (double for float64): the mean first, then the variance about it. Squares of
+// deviations beyond about 1.8e19 overflow float: such a row (seen as an infinite sum of squares) is summed
+// again scaled by its largest deviation, so rows of values near 1e20 normalise instead of giving zeros.
 #include "backends/cuda/row_ops.cuh"
 
 namespace accelera::cuda::kernels {
@@ -24,7 +26,20 @@ __global__ void __launch_bounds__(1024)
       const C d = xs.at(j, k) - mu;
       squares += d * d;
     });
-    const C rs = C(1) / sqrt_of(block_reduce<false>(squares, scratch) / static_cast<C>(R.n) + eps);
+    const C square_sum = block_reduce<false>(squares, scratch);
+    C rs = C(1) / sqrt_of(square_sum / static_cast<C>(R.n) + eps);
+    if (isinf(square_sum) && isfinite(mu)) {  // the same in every thread of the block: barriers are safe
+      C largest = 0;
+      for_each_column<Cached>(R.n, [&](int j, std::int64_t k) { largest = max_nan(largest, fabs(xs.at(j, k) - mu)); });
+      largest = block_reduce<true>(largest, scratch);
+      C scaled = 0;
+      for_each_column<Cached>(R.n, [&](int j, std::int64_t k) {
+        const C d = (xs.at(j, k) - mu) / largest;
+        scaled += d * d;
+      });
+      scaled = block_reduce<false>(scaled, scratch) / static_cast<C>(R.n);
+      rs = C(1) / (largest * sqrt_of(scaled + eps / largest / largest));
+    }
     if (threadIdx.x == 0) {
       mean[row] = mu;
       rstd[row] = rs;

@@ -5,6 +5,7 @@
 // (of the product and of the constant: SQRT1_2_LO = 1/sqrt(2) - (T)(1/sqrt(2)), a build option), which
 // would otherwise cost |x|^2 ulp in the far negative tail.
 inline T gelu_value(T x) {
+  if (isinf(x)) return x > (T)0 ? x : (T)0;  // the limits (the formulas below give inf * 0 at -inf)
 #ifdef GELU_TANH
   const T u = (T)0.79788456080286535588 * (x + (T)0.044715 * x * x * x);
   return x / ((T)1 + exp((T)-2 * u));
