@@ -6,6 +6,7 @@
 #include "accelera/core/device_interface.hpp"
 #include "accelera/core/dtype.hpp"
 #include "accelera/core/error.hpp"
+#include "accelera/core/interrupt.hpp"
 #include "accelera/core/nn_types.hpp"
 #include "accelera/core/registry.hpp"
 #include "accelera/core/shape.hpp"

@@ -57,6 +57,10 @@ struct RunStats {
   std::int64_t budget_bytes = 0;
   std::int64_t fallbacks = 0;              // tile shrinks after out-of-memory, and CPU fallbacks
   std::vector<std::string> fallback_log;  // one line per fallback
+  // The blocks of C written so far, in order: all of C after success; after a failed or interrupted call,
+  // what a caller's `out` holds (the rest of `out` is unspecified then).
+  std::vector<OutputChunk> finished_tiles;
+  bool completed = false;  // false: the call failed or was interrupted (the error said what `out` holds)
   double seconds = 0;
   double flops = 0;
 };

@@ -13,7 +13,7 @@ import os
 # when _core is imported just below. A policy the user set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from . import _core, _dtypes  # noqa: E402
+from . import _args, _core, _dtypes  # noqa: E402
 from ._core import (
     ArgumentError,
     CancelledError,
@@ -25,6 +25,7 @@ from ._core import (
     KernelManager,
     NotSupportedError,
     OutOfMemoryError,
+    OutOfRangeError,
     ShapeError,
     Tensor,
     __version__,
@@ -32,8 +33,6 @@ from ._core import (
     allow_tf32,
     compiled_backends,
     default_device,
-    set_allow_tf32,
-    set_log_level,
 )
 from . import _tensor  # noqa: F401  (installs Tensor's Python methods)
 from ._convert import asarray, device_or_default, from_dlpack, scalar_tensor
@@ -102,7 +101,17 @@ def set_memory_budget(device, budget) -> None:
         if not 0.0 < budget <= 1.0:
             raise ArgumentError(f"a fractional memory budget must be in (0, 1], got {budget}")
         budget = int(budget * _core._device_total_memory(device))
-    _core.set_memory_budget(device, budget)
+    _core.set_memory_budget(device, _args.integer(budget, "budget"))
+
+
+def set_allow_tf32(allow: bool) -> None:
+    """Let float32 matmul on CUDA use TF32 tensor cores (Note [TF32]); off by default."""
+    _core.set_allow_tf32(_args.flag(allow, "allow"))
+
+
+def set_log_level(level: str) -> None:
+    """The library's log level: trace, debug, info, warn, error, critical or off."""
+    _core.set_log_level(_args.text(level, "level"))
 
 
 def op_table() -> list[dict]:
@@ -140,6 +149,7 @@ def ones(shape, dtype=float32, device=None) -> Tensor:
 __all__ = [
     "ArgumentError", "CancelledError", "CompiledKernel", "DType", "DTypeError", "DeviceError", "Error",
     "InternalError", "KernelManager", "Matrix", "MatrixEngine", "NotSupportedError", "OutOfMemoryError",
+    "OutOfRangeError",
     "ShapeError", "Tensor", "__version__", "abs", "absent_backends", "add", "allow_tf32", "asarray", "bfloat16", "bool_",
     "chunking", "compiled_backends", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
     "float16", "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "maximum", "mean", "minimum",

@@ -7,7 +7,8 @@ import numbers
 import numpy as np
 
 from . import _core
-from ._core import ArgumentError, DeviceError, DTypeError, Tensor
+from ._args import flag
+from ._core import ArgumentError, DeviceError, DTypeError, OutOfRangeError, Tensor
 from ._dtypes import _BY_NAME, dtype as _dtype
 
 _DL_CPU, _DL_CUDA_HOST = 1, 3
@@ -32,7 +33,7 @@ def from_dlpack(x, *, device=None, copy=None) -> Tensor:
         # DLPack specification asks consumers to retry without it.
         capsule = x.__dlpack__()
     tensor = _core._from_dlpack_capsule(capsule)
-    if copy:
+    if copy is not None and flag(copy, "copy"):
         tensor = tensor.clone()
     if device is not None:
         tensor = tensor.to(str(device))
@@ -101,7 +102,7 @@ def _scalar_dtype(value, other: Tensor) -> str:
         if kind == "bool":
             return "int64"
         if kind == "int32" and not -2**31 <= value < 2**31:
-            raise OverflowError(f"Python integer {value} out of bounds for int32")
+            raise OutOfRangeError(f"Python integer {value} out of bounds for int32")
         return kind
     if isinstance(value, numbers.Real):
         return kind if kind.startswith(("float", "bfloat")) else "float64"
@@ -121,7 +122,9 @@ def scalar_tensor(value, dtype_name: str, device: str) -> Tensor:
     if dtype_name.startswith("int") and isinstance(value, numbers.Integral):
         info = np.iinfo(dtype_name)
         if not info.min <= value <= info.max:
-            raise OverflowError(f"Python integer {value} out of bounds for {dtype_name}")
+            raise OutOfRangeError(f"Python integer {value} out of bounds for {dtype_name}")
+    if dtype_name.startswith("int") and not np.isfinite(value):
+        raise ArgumentError(f"cannot fill {dtype_name} with {value}: integers have no nan or infinity")
     tensor = _from_numpy(np.asarray(value, dtype=dtype_name))
     return tensor if device == "cpu" else tensor.to(device)
 
@@ -135,6 +138,10 @@ def coerce_pair(a, b) -> tuple[Tensor, Tensor]:
     if _is_python_scalar(a) and not _is_python_scalar(b):
         b = asarray(b)
         return scalar_tensor(a, _scalar_dtype(a, b), b.device), b
+    # An operand that is not yet a Tensor (NumPy, a list, a DLPack producer) joins the other one's device,
+    # whichever side it is on.
+    if isinstance(b, Tensor) and not isinstance(a, Tensor):
+        return asarray(a, device=b.device), b
     a = asarray(a)
     b = asarray(b, device=a.device) if not isinstance(b, Tensor) else b
     return a, b

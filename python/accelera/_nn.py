@@ -10,14 +10,19 @@ bfloat16 where the backend computes them (CUDA). All operands share one dtype.
 from __future__ import annotations
 
 from . import _core
+from ._args import flag, integer, real
 from ._convert import asarray
 from ._core import ArgumentError, DTypeError, Tensor
 
 _APPROXIMATIONS = ("none", "tanh")
 
 
-def _operands(*values):
-    """Tensors for the given operands (None stays None), array-likes placed on the first tensor's device."""
+def _operands(*values, optional: int = 0):
+    """Tensors for the given operands, array-likes placed on the first tensor's device. The last
+    ``optional`` operands may be None (and stay None); the others may not."""
+    for i, v in enumerate(values[:len(values) - optional]):
+        if v is None:
+            raise DTypeError(f"operand {i + 1} is None: an array is needed")
     device = next((v.device for v in values if isinstance(v, Tensor)), None)
     return [v if v is None or isinstance(v, Tensor) else asarray(v, device=device) for v in values]
 
@@ -29,17 +34,11 @@ def _approximate(approximate) -> str:
 
 
 def _axis(axis) -> int:
-    if isinstance(axis, bool) or not isinstance(axis, int):
-        raise DTypeError(f"axis must be an integer, not {axis!r}")
-    return axis
+    return integer(axis, "axis")
 
 
 def _scale(scale):
-    if scale is None:
-        return None
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-        raise DTypeError(f"scale must be a real number or None, not {type(scale).__name__}")
-    return float(scale)
+    return None if scale is None else real(scale, "scale")
 
 
 def gelu(x, approximate: str = "none") -> Tensor:
@@ -66,7 +65,7 @@ def linear_gelu(x, weight, bias=None, approximate: str = "none") -> Tensor:
 
     The bias and GELU are one fused pass over the GEMM's output (CPU: after OpenBLAS's GEMM; OpenCL: after
     CLBlast's, in place), never separate bias and activation passes."""
-    x, weight, bias = _operands(x, weight, bias)
+    x, weight, bias = _operands(x, weight, bias, optional=1)
     return _core.linear_gelu(x, weight, bias, _approximate(approximate))
 
 
@@ -77,15 +76,15 @@ def layer_norm(x, weight=None, bias=None, eps: float = 1e-5, *, return_stats: bo
     and rstd (1 / sqrt(var + eps), float32 for float32 input) have x's shape without its last axis: the
     inputs of :func:`layer_norm_backward`.
     """
-    x, weight, bias = _operands(x, weight, bias)
-    out, mean, rstd = _core.layer_norm(x, weight, bias, float(eps))
-    return (out, mean, rstd) if return_stats else out
+    x, weight, bias = _operands(x, weight, bias, optional=2)
+    out, mean, rstd = _core.layer_norm(x, weight, bias, real(eps, "eps"))
+    return (out, mean, rstd) if flag(return_stats, "return_stats") else out
 
 
 def layer_norm_backward(grad, x, mean, rstd, weight=None, bias=None):
     """Gradients of :func:`layer_norm`: ``(dx, dweight, dbias)``; dweight (dbias) is None when weight
     (bias) is None. ``mean`` and ``rstd`` come from ``layer_norm(..., return_stats=True)``."""
-    grad, x, mean, rstd, weight, bias = _operands(grad, x, mean, rstd, weight, bias)
+    grad, x, mean, rstd, weight, bias = _operands(grad, x, mean, rstd, weight, bias, optional=2)
     return _core.layer_norm_backward(grad, x, weight, bias, mean, rstd)
 
 
@@ -124,12 +123,12 @@ def attention(q, k, v, scale=None, causal: bool = False, *, return_lse: bool = F
     (-inf where no key is visible), the input of :func:`attention_backward`.
     """
     q, k, v = _operands(q, k, v)
-    out, lse = _core.attention(q, k, v, _scale(scale), bool(causal))
-    return (out, lse) if return_lse else out
+    out, lse = _core.attention(q, k, v, _scale(scale), flag(causal, "causal"))
+    return (out, lse) if flag(return_lse, "return_lse") else out
 
 
 def attention_backward(grad, q, k, v, out, lse, scale=None, causal: bool = False):
     """Gradients ``(dq, dk, dv)`` of :func:`attention` given the upstream ``grad`` and the forward's ``out``
     and ``lse``; probabilities are recomputed tile by tile from lse (FlashAttention-2), never stored."""
     grad, q, k, v, out, lse = _operands(grad, q, k, v, out, lse)
-    return _core.attention_backward(grad, q, k, v, out, lse, _scale(scale), bool(causal))
+    return _core.attention_backward(grad, q, k, v, out, lse, _scale(scale), flag(causal, "causal"))

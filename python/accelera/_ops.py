@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import _core
+from ._args import flag, integer
 from ._convert import asarray, coerce_pair
 from ._core import DTypeError, Tensor
 
@@ -19,9 +20,9 @@ def _axes(axis) -> list[int] | None:
     if isinstance(axis, bool):
         raise DTypeError("axis must be an integer or a tuple of integers, not bool")
     if isinstance(axis, int):
-        return [axis]
+        return [integer(axis, "axis")]
     if isinstance(axis, Sequence) and all(isinstance(a, int) and not isinstance(a, bool) for a in axis):
-        return list(axis)
+        return [integer(a, "axis") for a in axis]
     raise DTypeError(f"axis must be an integer or a tuple of integers, not {axis!r}")
 
 
@@ -95,12 +96,12 @@ def sqrt(x) -> Tensor:
 
 
 def sum(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - NumPy's name
-    return _core.sum(_tensor(x), _axes(axis), bool(keepdims))
+    return _core.sum(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
 
 
 def mean(x, axis=None, keepdims: bool = False) -> Tensor:
-    return _core.mean(_tensor(x), _axes(axis), bool(keepdims))
+    return _core.mean(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
 
 
 def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - NumPy's name
-    return _core.max(_tensor(x), _axes(axis), bool(keepdims))
+    return _core.max(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))

@@ -103,13 +103,21 @@ class MatrixEngine:
         out_tensor = None if out is None else _tensor(out)
         strategy = chunk_strategy if chunk_strategy is not None else self.chunking_strategy
         name = _planner_name(strategy)
-        if name is None:
-            shape = (a.shape[0] if a.ndim == 2 else 0, b.shape[1] if b.ndim == 2 else 0)
-            chunk = self.chunk_size or max(1, shape[0])
-            tiles = chunks_to_tiles(strategy.get_chunks(shape, chunk), shape)
-            result = self._engine.matmul_chunks(a, b, tiles, out_tensor)
-        else:
-            result = self._engine.matmul(a, b, name, out_tensor)
+        try:
+            if name is None:
+                shape = (a.shape[0] if a.ndim == 2 else 0, b.shape[1] if b.ndim == 2 else 0)
+                chunk = self.chunk_size or max(1, shape[0])
+                tiles = chunks_to_tiles(strategy.get_chunks(shape, chunk), shape)
+                result = self._engine.matmul_chunks(a, b, tiles, out_tensor)
+            else:
+                result = self._engine.matmul(a, b, name, out_tensor)
+        except KeyboardInterrupt as interrupt:
+            # Ctrl-C stops the call between tiles; accelera's own errors already say what `out` holds.
+            if out is not None and hasattr(interrupt, "add_note"):
+                run = self.last_run
+                interrupt.add_note(f"MatrixEngine.matmul was interrupted: out holds {len(run['finished_tiles'])} "
+                                   "finished tile(s), listed in last_run['finished_tiles']; the rest is unspecified")
+            raise
         return out if out is not None else Matrix(result)
 
     def add(self, A, B):
@@ -131,7 +139,8 @@ class MatrixEngine:
     @property
     def last_run(self) -> dict:
         """Statistics of the last call: strategy, tiles, tile_shape, bytes each way, peak device bytes,
-        fallbacks (with fallback_log), seconds, gflops."""
+        fallbacks (with fallback_log), seconds, gflops; completed (False after an error or Ctrl-C) and
+        finished_tiles, the (row0, rows, col0, cols) blocks of C written (all of C when completed)."""
         return self._engine.last_run
 
     def __repr__(self) -> str:

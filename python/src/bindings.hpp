@@ -13,5 +13,6 @@ void bind_cli(nb::module_& m);
 void bind_kernels(nb::module_& m);
 void bind_engine(nb::module_& m);
 void bind_op_table(nb::module_& m);
+void bind_interrupt(nb::module_& m);
 
 }  // namespace accelera::python

@@ -28,6 +28,10 @@ nb::dict stats_dict(const RunStats& s) {
   d["budget_bytes"] = s.budget_bytes;
   d["fallbacks"] = s.fallbacks;
   d["fallback_log"] = s.fallback_log;
+  nb::list finished;
+  for (const OutputChunk& t : s.finished_tiles) finished.append(nb::make_tuple(t.row0, t.rows, t.col0, t.cols));
+  d["finished_tiles"] = finished;  // (row0, rows, col0, cols) of every block of C written
+  d["completed"] = s.completed;
   d["seconds"] = s.seconds;
   d["gflops"] = s.seconds > 0 ? s.flops / s.seconds / 1e9 : 0.0;
   return d;
@@ -52,13 +56,38 @@ nb::dict memory_dict(const EngineMemoryInfo& m) {
   return d;
 }
 
+// The engine as Python holds it: with its progress callback as a Python object, so that the garbage
+// collector sees the reference (a callback that refers back to its engine is a cycle it can then free).
+struct PyEngine : MatrixEngine {
+  using MatrixEngine::MatrixEngine;
+  nb::object callback;
+};
+
+int engine_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));  // heap types must visit their type
+  if (!nb::inst_ready(self)) return 0;
+  Py_VISIT(nb::inst_ptr<PyEngine>(self)->callback.ptr());
+  return 0;
+}
+
+int engine_clear(PyObject* self) {
+  PyEngine* engine = nb::inst_ptr<PyEngine>(self);
+  engine->set_progress_callback(nullptr);
+  engine->callback.reset();
+  return 0;
+}
+
+PyType_Slot engine_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(engine_traverse)},
+                              {Py_tp_clear, reinterpret_cast<void*>(engine_clear)},
+                              {0, nullptr}};
+
 }  // namespace
 
 void bind_engine(nb::module_& m) {
-  nb::class_<MatrixEngine>(m, "_MatrixEngine")
+  nb::class_<PyEngine>(m, "_MatrixEngine", nb::type_slots(engine_slots))
       .def(
           "__init__",
-          [](MatrixEngine* self, std::optional<std::string> device, bool auto_detect_memory,
+          [](PyEngine* self, std::optional<std::string> device, bool auto_detect_memory,
              const std::string& strategy, std::optional<std::int64_t> chunk_size, bool enable_progress,
              std::optional<std::int64_t> budget) {
             EngineOptions o;
@@ -68,13 +97,13 @@ void bind_engine(nb::module_& m) {
             o.chunk_size = chunk_size;
             o.enable_progress = enable_progress;
             o.memory_budget = budget;
-            new (self) MatrixEngine(std::move(o));
+            new (self) PyEngine(std::move(o));
           },
           nb::arg("device").none(), nb::arg("auto_detect_memory"), nb::arg("chunking_strategy"),
           nb::arg("chunk_size").none(), nb::arg("enable_progress"), nb::arg("memory_budget").none())
       .def(
           "matmul",
-          [](MatrixEngine& e, const Tensor& a, const Tensor& b, const std::optional<std::string>& strategy,
+          [](PyEngine& e, const Tensor& a, const Tensor& b, const std::optional<std::string>& strategy,
              std::optional<Tensor> out) {
             const std::optional<ChunkingStrategy> parsed = parse_optional_strategy(strategy);
             ReleaseGil release;
@@ -83,7 +112,7 @@ void bind_engine(nb::module_& m) {
           nb::arg("a"), nb::arg("b"), nb::arg("strategy").none(), nb::arg("out").none())
       .def(
           "matmul_chunks",
-          [](MatrixEngine& e, const Tensor& a, const Tensor& b,
+          [](PyEngine& e, const Tensor& a, const Tensor& b,
              const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>>& chunks,
              std::optional<Tensor> out) {
             std::vector<OutputChunk> c;
@@ -92,43 +121,57 @@ void bind_engine(nb::module_& m) {
             return e.matmul_chunks(a, b, std::move(c), std::move(out));
           },
           nb::arg("a"), nb::arg("b"), nb::arg("chunks"), nb::arg("out").none())
-      .def("add", &MatrixEngine::add, nb::call_guard<ReleaseGil>())
-      .def("multiply", &MatrixEngine::multiply, nb::call_guard<ReleaseGil>())
-      .def("memory_info", [](const MatrixEngine& e) { return memory_dict(e.memory_info()); })
-      .def("cleanup", &MatrixEngine::cleanup)
-      .def("set_chunk_size", &MatrixEngine::set_chunk_size)
-      .def("enable_auto_memory_detection", &MatrixEngine::enable_auto_memory_detection)
+      .def("add", [](PyEngine& e, const Tensor& a, const Tensor& b) { return e.add(a, b); },
+           nb::call_guard<ReleaseGil>())
+      .def("multiply", [](PyEngine& e, const Tensor& a, const Tensor& b) { return e.multiply(a, b); },
+           nb::call_guard<ReleaseGil>())
+      .def("memory_info", [](const PyEngine& e) { return memory_dict(e.memory_info()); })
+      .def("cleanup", [](PyEngine& e) { e.cleanup(); })
+      .def("set_chunk_size", [](PyEngine& e, std::int64_t size) { e.set_chunk_size(size); })
+      .def("enable_auto_memory_detection", [](PyEngine& e, bool enabled) { e.enable_auto_memory_detection(enabled); })
       .def("set_chunking_strategy",
-           [](MatrixEngine& e, const std::string& name) { e.set_chunking_strategy(parse_chunking_strategy(name)); })
-      .def("set_memory_budget", &MatrixEngine::set_memory_budget, nb::arg("bytes").none())
-      .def("set_enable_progress", &MatrixEngine::set_enable_progress)
+           [](PyEngine& e, const std::string& name) { e.set_chunking_strategy(parse_chunking_strategy(name)); })
+      .def(
+          "set_memory_budget", [](PyEngine& e, std::optional<std::int64_t> bytes) { e.set_memory_budget(bytes); },
+          nb::arg("bytes").none())
+      .def("set_enable_progress", [](PyEngine& e, bool enabled) { e.set_enable_progress(enabled); })
       .def("set_progress_callback",
-           [](MatrixEngine& e, nb::object callback) {
+           [](PyEngine& e, nb::object callback) {
              if (callback.is_none()) {
                e.set_progress_callback(nullptr);
+               e.callback.reset();
                return;
              }
-             // The engine runs without the GIL; the callback takes it for each call.
-             e.set_progress_callback([callback](const EngineProgress& p) {
+             ACC_CHECK(PyCallable_Check(callback.ptr()), DTypeError,
+                       "the progress callback must be callable (it is called with a dict after every tile), got "
+                       "{}",
+                       nb::type_name(callback.type()).c_str());
+             e.callback = callback;
+             // The engine runs without the GIL; the callback takes it for each call. None or any true value
+             // goes on, a false one cancels.
+             e.set_progress_callback([&e](const EngineProgress& p) {
                nb::gil_scoped_acquire acquire;
                nb::dict d;
                d["tiles_done"] = p.tiles_done;
                d["tiles_total"] = p.tiles_total;
                d["bytes_moved"] = p.bytes_moved;
                d["seconds"] = p.seconds;
-               nb::object result = callback(d);
-               return result.is_none() || nb::cast<bool>(result);
+               nb::object result = e.callback(d);
+               if (result.is_none()) return true;
+               const int truth = PyObject_IsTrue(result.ptr());
+               if (truth < 0) throw nb::python_error();
+               return truth == 1;
              });
            },
            nb::arg("callback").none())
-      .def_prop_ro("last_run", [](const MatrixEngine& e) { return stats_dict(e.last_run()); })
-      .def_prop_ro("device", [](const MatrixEngine& e) { return e.device().str(); })
-      .def_prop_ro("budget_bytes", &MatrixEngine::budget_bytes)
-      .def_prop_ro("chunk_size", [](const MatrixEngine& e) { return e.options().chunk_size; })
-      .def_prop_ro("auto_detect_memory", [](const MatrixEngine& e) { return e.options().auto_detect_memory; })
+      .def_prop_ro("last_run", [](const PyEngine& e) { return stats_dict(e.last_run()); })
+      .def_prop_ro("device", [](const PyEngine& e) { return e.device().str(); })
+      .def_prop_ro("budget_bytes", [](const PyEngine& e) { return e.budget_bytes(); })
+      .def_prop_ro("chunk_size", [](const PyEngine& e) { return e.options().chunk_size; })
+      .def_prop_ro("auto_detect_memory", [](const PyEngine& e) { return e.options().auto_detect_memory; })
       .def_prop_ro("chunking_strategy",
-                   [](const MatrixEngine& e) { return std::string(strategy_name(e.options().chunking_strategy)); })
-      .def_prop_ro("enable_progress", [](const MatrixEngine& e) { return e.options().enable_progress; });
+                   [](const PyEngine& e) { return std::string(strategy_name(e.options().chunking_strategy)); })
+      .def_prop_ro("enable_progress", [](const PyEngine& e) { return e.options().enable_progress; });
 }
 
 }  // namespace accelera::python

@@ -4,6 +4,7 @@
 
 #include "accelera/core/error.hpp"
 #include "bindings.hpp"
+#include "interrupt.hpp"
 
 namespace accelera::python {
 
@@ -56,6 +57,8 @@ void bind_errors(nb::module_& m) {
   g_types.internal = make_type(m, "InternalError", {g_types.error, PyExc_RuntimeError},
                                "A broken invariant inside Accelera: please report it.");
 
+  make_type(m, "OutOfRangeError", {g_types.error, PyExc_OverflowError},
+            "A value outside what its dtype holds (an OverflowError), e.g. 2**40 as int32.");
   g_types.cancelled = make_type(m, "CancelledError", {g_types.error},
                                 "A long call stopped by its progress callback; nothing it allocated is kept.");
 
@@ -74,6 +77,9 @@ void bind_errors(nb::module_& m) {
       PyErr_SetString(g_types.oom, e.what());
     } catch (const NotSupportedError& e) {
       PyErr_SetString(g_types.not_supported, e.what());
+    } catch (const InterruptedError& e) {
+      // Ctrl-C: Python sees the KeyboardInterrupt its handler raised (interrupt.cpp).
+      if (!restore_pending_interrupt()) PyErr_SetString(g_types.cancelled, e.what());
     } catch (const CancelledError& e) {
       PyErr_SetString(g_types.cancelled, e.what());
     } catch (const InternalError& e) {

@@ -14,4 +14,5 @@ NB_MODULE(_core, m) {
   bind_kernels(m);
   bind_engine(m);
   bind_op_table(m);
+  bind_interrupt(m);
 }

@@ -125,6 +125,8 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& 
   const auto start = std::chrono::steady_clock::now();
   auto finish = [&](Tensor result) {
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats.completed = true;
+    if (stats.finished_tiles.empty()) stats.finished_tiles.push_back({0, m, 0, n});  // in core: all at once
     m_last_run = std::move(stats);
     return result;
   };
@@ -155,7 +157,21 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& 
   }
   const engine::StreamSettings settings{m_device, fixed_chunks ? *m_options.chunk_size : 0, m_options.enable_progress,
                                         &m_callback};
-  return finish(engine::streamed_matmul(a, b, tiling, out, stream_budget, settings, stats));
+  try {
+    return finish(engine::streamed_matmul(a, b, tiling, out, stream_budget, settings, stats));
+  } catch (Error& error) {
+    // A failed or interrupted stream leaves a host `out` partly written: say so, and how much.
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (out && out->device().is_cpu()) {
+      std::int64_t written = 0;
+      for (const OutputChunk& t : stats.finished_tiles) written += t.rows * t.cols;
+      error.add_note(fmt::format("out holds the {} tile(s) finished before this ({} of its {} elements, listed in "
+                                 "last_run's finished_tiles); the rest of out is unspecified",
+                                 stats.finished_tiles.size(), written, m * n));
+    }
+    m_last_run = std::move(stats);
+    throw;
+  }
 }
 
 Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out,

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "accelera/core/error.hpp"
+#include "accelera/core/interrupt.hpp"
 #include "accelera/core/registry.hpp"
 #include "accelera/ops.hpp"
 #include "engine/blocks.hpp"
@@ -80,6 +81,7 @@ class Pipeline {
       const Tensor c = matrix_view(out.buffer, tile.rows, tile.cols);
       EventPtr computed;
       for (std::int64_t k0 = 0; k0 < k; k0 += m_plan.tile_k, ++step) {
+        throw_if_interrupted("matmul");  // between steps: Ctrl-C stops a long product promptly
         const std::int64_t kk = std::min(m_plan.tile_k, k - k0);
         PanelSlot& pa = load(m_a, PanelKey{tile.row0, tile.rows, k0, kk}, m_job.a, step);
         PanelSlot& pb = load(m_b, PanelKey{k0, kk, tile.col0, tile.cols}, m_job.b, step);

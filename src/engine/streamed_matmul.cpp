@@ -6,6 +6,7 @@
 
 #include "accelera/core/config.hpp"
 #include "accelera/core/error.hpp"
+#include "accelera/core/interrupt.hpp"
 #include "accelera/ops.hpp"
 #include "core/log.hpp"
 #include "engine/blocks.hpp"
@@ -78,7 +79,8 @@ class StreamedMatmul {
     if (region.is_first()) record_first_plan(plan);
     std::vector<char> done(plan.tiles.size(), 0);
     try {
-      run_streamed(plan, m_job, done, m_counters, [&](std::size_t) {
+      run_streamed(plan, m_job, done, m_counters, [&](std::size_t i) {
+        m_stats.finished_tiles.push_back(plan.tiles[i]);
         if (region.is_first()) ++m_tiles_done;
         report_progress();
       });
@@ -103,6 +105,7 @@ class StreamedMatmul {
     log_fallback(fmt::format("rows [{}, {}) x cols [{}, {}) computed on the CPU: {}", c.row0, c.row0 + c.rows, c.col0,
                              c.col0 + c.cols, error.what()));
     matmul_into(m_a.slice(0, c.row0, c.row0 + c.rows), m_b.slice(1, c.col0, c.col0 + c.cols), block(m_c, c));
+    m_stats.finished_tiles.push_back(c);
     if (!region.is_first()) {
       piece_finished(region);
       return;
@@ -156,6 +159,7 @@ class StreamedMatmul {
   void report_progress() {
     const std::int64_t moved = m_counters.bytes_host_to_device + m_counters.bytes_device_to_host;
     m_progress->update(m_tiles_done, moved);
+    throw_if_interrupted("matmul");
     const ProgressCallback* callback = m_settings.callback;
     if (callback == nullptr || !*callback) return;
     if (!(*callback)(EngineProgress{m_tiles_done, m_tiles_total, moved, m_progress->seconds()})) {

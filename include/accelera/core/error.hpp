@@ -4,6 +4,7 @@
 // MemoryError and NotImplementedError subclasses.
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include "accelera/core/export.hpp"
@@ -12,7 +13,16 @@ namespace accelera {
 
 class ACC_API Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message) : std::runtime_error(message), m_message(message) {}
+  const char* what() const noexcept override { return m_message.c_str(); }
+  // Adds what only a caller further up knows (what a failed call left behind) to the message.
+  void add_note(std::string_view note) {
+    m_message += "; ";
+    m_message += note;
+  }
+
+ private:
+  std::string m_message;
 };
 // A bad value: a device string, a size, an axis.
 class ACC_API ValueError : public Error {
@@ -48,6 +58,11 @@ class ACC_API NotSupportedError : public Error {
 class ACC_API CancelledError : public Error {
  public:
   using Error::Error;
+};
+// A long call stopped because the user asked (Ctrl-C): see accelera/core/interrupt.hpp.
+class ACC_API InterruptedError : public CancelledError {
+ public:
+  using CancelledError::CancelledError;
 };
 // A broken invariant inside the library: always a bug in Accelera, never a user mistake.
 class ACC_API InternalError : public Error {
