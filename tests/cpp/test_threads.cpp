@@ -1,8 +1,9 @@
-// Eight host threads using cuda:0 at once (label `gpu`; skipped, saying why, where no CUDA device answers):
-// element-wise ops and a reduction, matmul, a fused op (linear_gelu), a MatrixEngine whose small budget
-// makes it stream, and a user kernel built and launched through one shared KernelManager. Every result is
-// checked against the CPU backend in float64. The device's streams, cuBLAS handles, caching allocator,
-// pending-copy list and kernel cache are all shared between the threads.
+// Eight host threads using one device at once, on every device (cuda:0 carries the label `gpu` and skips,
+// saying why, where no CUDA device answers): element-wise ops and a reduction, matmul, a fused op
+// (linear_gelu), a MatrixEngine whose small budget makes it stream, and, where the device compiles kernels
+// at run time, a user kernel built and launched through one shared KernelManager. Every result is checked
+// against the CPU backend in float64. The device's queues or streams, BLAS handles, caching allocator and
+// kernel cache are shared between the threads. The ThreadSanitizer job (scripts/test-tsan.sh) runs it.
 #include <latch>
 #include <thread>
 
@@ -17,20 +18,25 @@ namespace {
 using accelera::KernelArg;
 using accelera::LaunchSize;
 
-const Device kCuda{accelera::DeviceKind::cuda, 0};
-
-const char* kAxpySource = R"(
+const char* kCudaAxpy = R"(
 extern "C" __global__ void axpy(double* out, const double* x, const double* y, double a, long long n) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < n) out[i] = a * x[i] + y[i];
 }
 )";
 
-class CudaThreads : public ::testing::Test {
+const char* kOpenClAxpy = R"(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void axpy(__global double* out, __global const double* x, __global const double* y, double a, long n) {
+  const long i = get_global_id(0);
+  if (i < n) out[i] = a * x[i] + y[i];
+}
+)";
+
+class Threads : public ::testing::TestWithParam<Device> {
  protected:
   void SetUp() override {
-    if (!cuda_compiled()) GTEST_SKIP() << "built without CUDA support";
-    if (const std::string why = device_absence(kCuda); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = device_absence(GetParam()); !why.empty()) GTEST_SKIP() << why;
   }
 };
 
@@ -41,16 +47,16 @@ std::string mismatch(const char* what, const Tensor& got, const Tensor& want, To
   return ok ? std::string() : std::string(what) + ": " + ok.message();
 }
 
-// One thread's work: each op on cuda:0 against the same op on the CPU. Shapes differ per thread, so the
+// One thread's work: each op on the device against the same op on the CPU. Shapes differ per thread, so the
 // threads allocate, free and reuse blocks of many sizes at once.
-std::string run_thread(int t, accelera::KernelManager& manager) {
+std::string run_thread(int t, const Device& device, accelera::KernelManager& manager) {
   std::mt19937_64 rng(100 + static_cast<unsigned>(t));
   const Tol tol{1e-12, 1e-12};
   for (int round = 0; round < 3; ++round) {
     const std::int64_t m = 61 + 17 * t + round, k = 97 + 5 * t, n = 45 + 11 * round;
     const Tensor a = random_tensor(Shape{m, k}, DType::f64, rng), b = random_tensor(Shape{k, n}, DType::f64, rng);
     const Tensor c = random_tensor(Shape{m, k}, DType::f64, rng), bias = random_tensor(Shape{n}, DType::f64, rng);
-    const Tensor da = a.to(kCuda), db = b.to(kCuda), dc = c.to(kCuda);
+    const Tensor da = a.to(device), db = b.to(device), dc = c.to(device);
 
     // Element-wise ops and a reduction.
     const auto elementwise = [](const Tensor& x, const Tensor& y) {
@@ -63,7 +69,7 @@ std::string run_thread(int t, accelera::KernelManager& manager) {
     // matmul (cuBLAS) and a fused op (cuBLAS GEMM + GELU pass for float64).
     if (auto e = mismatch("matmul", accelera::matmul(da, db), accelera::matmul(a, b), tol); !e.empty()) return e;
     const Tensor w = b.T().contiguous();  // (n, k)
-    if (auto e = mismatch("linear_gelu", accelera::linear_gelu(da, w.to(kCuda), bias.to(kCuda)),
+    if (auto e = mismatch("linear_gelu", accelera::linear_gelu(da, w.to(device), bias.to(device)),
                           accelera::linear_gelu(a, w, bias), tol);
         !e.empty()) {
       return e;
@@ -71,7 +77,7 @@ std::string run_thread(int t, accelera::KernelManager& manager) {
 
     // The engine, streaming host matrices through the device under a small budget.
     accelera::EngineOptions options;
-    options.device = kCuda;
+    options.device = device;
     options.memory_budget = 48 * 1024;
     options.chunking_strategy = accelera::ChunkingStrategy::tile;
     options.enable_progress = false;
@@ -80,8 +86,10 @@ std::string run_thread(int t, accelera::KernelManager& manager) {
     if (!engine.last_run().streamed) return "MatrixEngine: the budget did not make it stream";
 
     // A user kernel: every thread builds it (one build, then the manager's copy) and launches it.
-    auto axpy = manager.compile_kernel("axpy", kAxpySource, "cuda");
-    const Tensor out = accelera::zeros(Shape{m, k}, DType::f64, kCuda);
+    if (device.is_cpu()) continue;  // the CPU compiles no kernels at run time
+    const bool cuda = device.kind == accelera::DeviceKind::cuda;
+    auto axpy = manager.compile_kernel("axpy", cuda ? kCudaAxpy : kOpenClAxpy, cuda ? "cuda" : "opencl");
+    const Tensor out = accelera::zeros(Shape{m, k}, DType::f64, device);
     const double alpha = 0.5 + t;
     const KernelArg args[] = {out, da, dc, alpha, std::int64_t{m * k}};
     axpy->launch(args, LaunchSize{m * k}, LaunchSize{128});
@@ -91,9 +99,10 @@ std::string run_thread(int t, accelera::KernelManager& manager) {
   return {};
 }
 
-TEST_F(CudaThreads, EightThreadsShareOneDevice) {
+TEST_P(Threads, EightThreadsShareOneDevice) {
   constexpr int kThreads = 8;
-  accelera::KernelManager manager(kCuda);
+  const Device device = GetParam();
+  accelera::KernelManager manager(device);
   std::vector<std::string> failures(kThreads);
   std::latch start(kThreads);
   std::vector<std::thread> threads;
@@ -101,7 +110,7 @@ TEST_F(CudaThreads, EightThreadsShareOneDevice) {
     threads.emplace_back([&, t] {
       start.arrive_and_wait();
       try {
-        failures[static_cast<std::size_t>(t)] = run_thread(t, manager);
+        failures[static_cast<std::size_t>(t)] = run_thread(t, device, manager);
       } catch (const accelera::Error& e) {
         failures[static_cast<std::size_t>(t)] = std::string("raised: ") + e.what();
       }
@@ -109,8 +118,10 @@ TEST_F(CudaThreads, EightThreadsShareOneDevice) {
   }
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[static_cast<std::size_t>(t)], "") << "thread " << t;
-  EXPECT_NO_THROW(accelera::device_interface(kCuda).synchronize(0));
+  EXPECT_NO_THROW(accelera::device_interface(device).synchronize(device.index));
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, Threads, ::testing::ValuesIn(with_cuda_placeholder(all_devices())), device_name);
 
 }  // namespace
 }  // namespace acc_test
