@@ -1,14 +1,15 @@
-// LayerNorm over the last axis of (rows, n), forward and backward. Forward: a row's mean and variance
-// in two passes over the row (cache-resident), then one pass writing the output. Backward: dx per row;
-// dweight and dbias summed per thread and combined in thread order (deterministic for a thread count).
+// LayerNorm over the last axis of (rows, n), forward and backward, one row per call of the vectorised
+// kernels in backends/cpu/simd/. Forward: a row's mean and variance in two passes over the row
+// (cache-resident), then one pass writing the output. Backward: dx per row; dweight and dbias summed per
+// thread and combined in thread order (deterministic for a thread count).
 #include <omp.h>
 
-#include <cmath>
 #include <vector>
 
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/nn_kernels.hpp"
 #include "backends/cpu/kernels/row_chunks.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 
 namespace accelera::cpu {
 
@@ -25,33 +26,9 @@ void forward(const Tensor& x, const Tensor& weight, const Tensor& bias, double e
   T* ys = out.data<T>();
   T* means = mean.data<T>();
   T* rstds = rstd.data<T>();
-  const T inv_n = T(1) / static_cast<T>(n);
+  const auto store = simd::store_for(static_cast<std::int64_t>(out.nbytes()));
   for_each_row(rows, n, [&](std::int64_t r) {
-    const T* __restrict xr = xs + r * n;
-    T* __restrict y = ys + r * n;
-    T sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (std::int64_t k = 0; k < n; ++k) sum += xr[k];
-    const T mu = sum * inv_n;
-    T sq = 0;
-#pragma omp simd reduction(+ : sq)
-    for (std::int64_t k = 0; k < n; ++k) sq += (xr[k] - mu) * (xr[k] - mu);
-    const T rs = T(1) / std::sqrt(sq * inv_n + static_cast<T>(eps));
-    means[r] = mu;
-    rstds[r] = rs;
-    if (w != nullptr && b != nullptr) {
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) y[k] = (xr[k] - mu) * rs * w[k] + b[k];
-    } else if (w != nullptr) {
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) y[k] = (xr[k] - mu) * rs * w[k];
-    } else if (b != nullptr) {
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) y[k] = (xr[k] - mu) * rs + b[k];
-    } else {
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) y[k] = (xr[k] - mu) * rs;
-    }
+    simd::layer_norm_row(xs + r * n, w, b, n, eps, ys + r * n, means + r, rstds + r, store);
   });
 }
 
@@ -70,7 +47,7 @@ void backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const T
   const int threads = parallel ? omp_get_max_threads() : 1;
   // Per-thread partial sums of g * xhat (dweight) and g (dbias).
   std::vector<std::vector<T>> dw_part(static_cast<std::size_t>(threads)), db_part(dw_part.size());
-  const T inv_n = T(1) / static_cast<T>(n);
+  const auto store = simd::store_for(static_cast<std::int64_t>(dx.nbytes()));
 #pragma omp parallel num_threads(threads) if (parallel)
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
@@ -82,31 +59,7 @@ void backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const T
     T* __restrict pb = params ? db_part[t].data() : nullptr;
 #pragma omp for schedule(static)
     for (std::int64_t r = 0; r < rows; ++r) {
-      const T* __restrict g = gs + r * n;
-      const T* __restrict xr = xs + r * n;
-      T* __restrict d = dxs + r * n;
-      const T mu = means[r], rs = rstds[r];
-      T sum_g = 0, sum_gx = 0;  // of g * w and g * w * xhat
-#pragma omp simd reduction(+ : sum_g, sum_gx)
-      for (std::int64_t k = 0; k < n; ++k) {
-        const T gw = w != nullptr ? g[k] * w[k] : g[k];
-        sum_g += gw;
-        sum_gx += gw * (xr[k] - mu) * rs;
-      }
-      const T a = sum_g * inv_n, c = sum_gx * inv_n;
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) {
-        const T xhat = (xr[k] - mu) * rs;
-        const T gw = w != nullptr ? g[k] * w[k] : g[k];
-        d[k] = rs * (gw - a - xhat * c);
-      }
-      if (params) {
-#pragma omp simd
-        for (std::int64_t k = 0; k < n; ++k) {
-          pw[k] += g[k] * (xr[k] - mu) * rs;
-          pb[k] += g[k];
-        }
-      }
+      simd::layer_norm_backward_row(gs + r * n, xs + r * n, w, means[r], rstds[r], n, dxs + r * n, pw, pb, store);
     }
   }
   if (!params) return;

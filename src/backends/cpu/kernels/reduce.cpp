@@ -5,6 +5,7 @@
 // split across threads. When the innermost kept axis is the contiguous one (column reductions), whole
 // rows are accumulated into a buffer instead, so memory is read in order.
 // Float sums accumulate in double, integer sums in int64 (wrapping back on store as NumPy's do).
+// Contiguous float runs are reduced by the vectorised kernels of backends/cpu/simd/.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "backends/cpu/kernels/kernels.hpp"
 #include "backends/common/reduce_axes.hpp"
 #include "backends/common/strided_loop.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 
 namespace accelera::cpu {
 
@@ -24,6 +26,7 @@ namespace {
 template <typename T>
 struct SumOp {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+  static constexpr bool kIsMax = false;
   static Acc init() { return Acc{0}; }
   static Acc step(Acc a, T v) { return a + static_cast<Acc>(v); }
   static Acc combine(Acc a, Acc b) { return a + b; }
@@ -41,6 +44,7 @@ struct MeanOp : SumOp<T> {
 template <typename T>
 struct MaxOp {
   using Acc = T;
+  static constexpr bool kIsMax = true;
   static Acc init() {
     if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
     return std::numeric_limits<T>::lowest();
@@ -54,6 +58,12 @@ struct MaxOp {
 template <typename Op, typename T>
 typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, typename Op::Acc acc) {
   using Acc = typename Op::Acc;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (stride == 1) {
+      if constexpr (Op::kIsMax) return Op::combine(acc, simd::max(p, len));
+      return acc + simd::sum(p, len);
+    }
+  }
   if (stride == 1) {
     Acc lanes[8];
     for (auto& l : lanes) l = Op::init();

@@ -1,4 +1,6 @@
-// Element-wise neg, exp, log, tanh, relu, sigmoid.
+// Element-wise neg, exp, log, tanh, relu, sigmoid. Contiguous float runs of exp, log, tanh and sigmoid go
+// to the vectorised kernels of backends/cpu/simd/; strided runs use the same polynomials one element at a
+// time (vector_math.hpp).
 #include <string>
 #include <type_traits>
 
@@ -6,6 +8,7 @@
 #include "backends/cpu/kernels/kernels.hpp"
 #include "backends/common/strided_loop.hpp"
 #include "backends/cpu/kernels/vector_math.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 
 namespace accelera::cpu {
 
@@ -24,19 +27,38 @@ struct NegWrap {
 };
 // NumPy's maximum propagates nan; so does this.
 struct Relu { template <typename T> static T apply(T x) { return x > T{0} || x != x ? x : T{0}; } };
-struct Exp { template <typename T> static T apply(T x) { return vmath::exp(x); } };
-struct Log { template <typename T> static T apply(T x) { return vmath::log(x); } };
-struct Tanh { template <typename T> static T apply(T x) { return vmath::tanh(x); } };
-struct Sigmoid { template <typename T> static T apply(T x) { return vmath::sigmoid(x); } };
+struct Exp {
+  static constexpr auto kSimd = simd::UnaryFunction::exp;
+  template <typename T> static T apply(T x) { return vmath::exp(x); }
+};
+struct Log {
+  static constexpr auto kSimd = simd::UnaryFunction::log;
+  template <typename T> static T apply(T x) { return vmath::log(x); }
+};
+struct Tanh {
+  static constexpr auto kSimd = simd::UnaryFunction::tanh;
+  template <typename T> static T apply(T x) { return vmath::tanh(x); }
+};
+struct Sigmoid {
+  static constexpr auto kSimd = simd::UnaryFunction::sigmoid;
+  template <typename T> static T apply(T x) { return vmath::sigmoid(x); }
+};
+
+template <typename Op>
+concept HasSimdKernel = requires { Op::kSimd; };
 
 template <typename Op, typename T>
 void run(const Tensor& x, const Tensor& out) {
   const auto layout = make_layout<2>(out.shape(), {&out.strides(), &x.strides()});
   T* o_base = out.data<T>();
   const T* x_base = x.data<T>();
+  [[maybe_unused]] const auto store = simd::store_for(static_cast<std::int64_t>(out.nbytes()));
   parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
     T* __restrict o = o_base + off[0];
     const T* __restrict i = x_base + off[1];
+    if constexpr (HasSimdKernel<Op>) {
+      if (st[0] == 1 && st[1] == 1) return simd::unary(Op::kSimd, i, o, len, store);
+    }
     if (st[0] == 1 && st[1] == 1) {
 #pragma omp simd
       for (std::int64_t k = 0; k < len; ++k) o[k] = Op::apply(i[k]);

@@ -1,0 +1,80 @@
+#pragma once
+// The CPU backend's vectorised kernels: plain C++ entry points on raw pointers, each compiled by Highway
+// for every instruction set of the architecture and dispatched at run time to the best one that the CPU
+// supports and ACCELERA_CPU_TARGET allows (Note [SIMD dispatch] in targets.cpp). Each call handles one
+// contiguous run or row; the callers in kernels/ own the threading.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace accelera::cpu::simd {
+
+// --- targets ----------------------------------------------------------------------------------------
+
+// Restricts dispatch to `name` and the targets below it: "best" (no restriction), "avx512", "avx2",
+// "sse4", "scalar" on x86; "sve2", "sve", "neon", "scalar" on Arm. Throws ValueError for other names.
+// ACCELERA_CPU_TARGET is applied the same way before the first kernel runs.
+void select_target(std::string_view name);
+// Names (as select_target takes them) of the targets compiled into this build, best first.
+std::vector<std::string> compiled_target_names();
+// Those that this CPU can run, best first (unaffected by select_target).
+std::vector<std::string> supported_target_names();
+// The target the kernels run on now.
+std::string active_target_name();
+// Applies ACCELERA_CPU_TARGET once; every entry point below calls it.
+void ensure_target_selected();
+
+// --- stores -----------------------------------------------------------------------------------------
+
+// Where results go: through the cache, or straight to memory with non-temporal stores, which spares the
+// read of every output line that an ordinary store makes (Note [Streaming stores] in targets.cpp).
+enum class Store { cached, streaming };
+Store store_for(std::int64_t output_bytes);
+
+// --- GELU -------------------------------------------------------------------------------------------
+
+// out[k] = gelu(x[k] + bias[k]) for k < n (bias may be null; out may be x).
+void gelu(const float* x, const float* bias, float* out, std::int64_t n, bool tanh_form, Store store);
+void gelu(const double* x, const double* bias, double* out, std::int64_t n, bool tanh_form, Store store);
+// dx[k] = grad[k] * gelu'(x[k]).
+void gelu_backward(const float* grad, const float* x, float* dx, std::int64_t n, bool tanh_form, Store store);
+void gelu_backward(const double* grad, const double* x, double* dx, std::int64_t n, bool tanh_form, Store store);
+
+// --- LayerNorm (one row of n) -----------------------------------------------------------------------
+
+// y = (x - mean) * rstd * weight + bias (weight, bias may be null); writes the row's mean and rstd.
+void layer_norm_row(const float* x, const float* weight, const float* bias, std::int64_t n, double eps, float* y,
+                    float* mean, float* rstd, Store store);
+void layer_norm_row(const double* x, const double* weight, const double* bias, std::int64_t n, double eps,
+                    double* y, double* mean, double* rstd, Store store);
+// dx of one row; when dweight_sum is not null (then neither is dbias_sum), adds grad * xhat to it and
+// grad to dbias_sum.
+void layer_norm_backward_row(const float* grad, const float* x, const float* weight, float mean, float rstd,
+                             std::int64_t n, float* dx, float* dweight_sum, float* dbias_sum, Store store);
+void layer_norm_backward_row(const double* grad, const double* x, const double* weight, double mean, double rstd,
+                             std::int64_t n, double* dx, double* dweight_sum, double* dbias_sum, Store store);
+
+// --- softmax and log-softmax (one row of n) ---------------------------------------------------------
+
+void softmax_row(const float* x, float* y, std::int64_t n, bool log, Store store);
+void softmax_row(const double* x, double* y, std::int64_t n, bool log, Store store);
+// dx from the forward output y and the incoming gradient.
+void softmax_backward_row(const float* grad, const float* y, float* dx, std::int64_t n, bool log, Store store);
+void softmax_backward_row(const double* grad, const double* y, double* dx, std::int64_t n, bool log, Store store);
+
+// --- element-wise functions (contiguous runs) -------------------------------------------------------
+
+enum class UnaryFunction { exp, log, tanh, sigmoid };
+void unary(UnaryFunction fn, const float* x, float* out, std::int64_t n, Store store);
+void unary(UnaryFunction fn, const double* x, double* out, std::int64_t n, Store store);
+
+// --- reductions (contiguous runs) -------------------------------------------------------------------
+
+// Sums accumulate in double. max returns the first nan of the run if there is one, and -inf for n == 0.
+double sum(const float* x, std::int64_t n);
+double sum(const double* x, std::int64_t n);
+float max(const float* x, std::int64_t n);
+double max(const double* x, std::int64_t n);
+
+}  // namespace accelera::cpu::simd
