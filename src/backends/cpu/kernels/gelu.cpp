@@ -35,12 +35,14 @@ void backward(const Tensor& grad, const Tensor& x, bool tanh_form, const Tensor&
 }  // namespace
 
 void gelu_kernel(const Tensor& x, const Tensor& bias, GeluApproximation approximation, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_float(out.dtype(), "gelu", [&](auto t) {
     forward<decltype(t)>(x, bias, approximation == GeluApproximation::tanh, out);
   });
 }
 
 void gelu_backward_kernel(const Tensor& grad, const Tensor& x, GeluApproximation approximation, const Tensor& dx) {
+  simd::ensure_target_selected();
   dispatch_float(dx.dtype(), "gelu_backward", [&](auto t) {
     backward<decltype(t)>(grad, x, approximation == GeluApproximation::tanh, dx);
   });

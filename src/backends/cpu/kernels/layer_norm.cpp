@@ -81,12 +81,14 @@ void backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const T
 
 void layer_norm_kernel(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
                        const Tensor& mean, const Tensor& rstd) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_float(out.dtype(), "layer_norm",
                  [&](auto t) { forward<decltype(t)>(x, weight, bias, eps, out, mean, rstd); });
 }
 
 void layer_norm_backward_kernel(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& mean,
                                 const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) {
+  simd::ensure_target_selected();
   dispatch_float(dx.dtype(), "layer_norm_backward",
                  [&](auto t) { backward<decltype(t)>(grad, x, weight, mean, rstd, dx, dweight, dbias); });
 }

@@ -54,6 +54,7 @@ void run(const Tensor& x, const Tensor& weight, const Tensor& bias, bool tanh_fo
 
 void linear_gelu_kernel(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApproximation approximation,
                         const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_float(out.dtype(), "linear_gelu", [&](auto t) {
     run<decltype(t)>(x, weight, bias, approximation == GeluApproximation::tanh, out);
   });

@@ -174,6 +174,7 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
 }  // namespace
 
 void reduce_kernel(ReduceOp op, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   switch (op) {
     case ReduceOp::sum:
       return dispatch_arith(out.dtype(), "sum", [&](auto t) { run<SumOp<decltype(t)>, decltype(t)>(x, axes, out); });

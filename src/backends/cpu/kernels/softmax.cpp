@@ -8,6 +8,7 @@
 namespace accelera::cpu {
 
 void softmax_kernel(const Tensor& x, bool log, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_float(out.dtype(), log ? "log_softmax" : "softmax", [&](auto t) {
     using T = decltype(t);
     const std::int64_t rows = x.dim(0), n = x.dim(1);
@@ -19,6 +20,7 @@ void softmax_kernel(const Tensor& x, bool log, const Tensor& out) {
 }
 
 void softmax_backward_kernel(const Tensor& grad, const Tensor& y, bool log, const Tensor& dx) {
+  simd::ensure_target_selected();
   dispatch_float(dx.dtype(), log ? "log_softmax_backward" : "softmax_backward", [&](auto t) {
     using T = decltype(t);
     const std::int64_t rows = y.dim(0), n = y.dim(1);

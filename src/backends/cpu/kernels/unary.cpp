@@ -71,6 +71,7 @@ void run(const Tensor& x, const Tensor& out) {
 }  // namespace
 
 void unary_kernel(UnaryOp op, const Tensor& x, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   const auto name = std::string(unary_op_name(op));
   switch (op) {
     case UnaryOp::neg:

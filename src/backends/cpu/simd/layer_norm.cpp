@@ -1,11 +1,13 @@
 // LayerNorm over one row, forward and backward, for every Highway target (Note [SIMD dispatch] in
-// targets.cpp). The variance is the mean of (x - mean)^2, which cannot cancel; if it still overflows
-// (float rows near 1e20 square past FLT_MAX), the row's statistics are recomputed in long double.
+// targets.cpp). The variance is the mean of (x - mean)^2, which cannot cancel; if it overflows (float
+// rows near 1e20 square past FLT_MAX, though rstd near 1e-20 is a float), the row's statistics are
+// recomputed on the row scaled by a power of two.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd/layer_norm.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/simd/loops-inl.h"
@@ -15,16 +17,32 @@ HWY_BEFORE_NAMESPACE();
 namespace accelera::cpu::simd::HWY_NAMESPACE {
 namespace {
 
-// Mean and variance in long double, for rows whose squares overflow T.
+// Mean and rstd of a finite row whose squared deviations overflow T: the same sums over x scaled by a
+// power of two that brings max |x| into [1, 2), so that no sum can overflow and no scaling rounds.
 template <typename T>
-void wide_statistics(const T* x, size_t n, T& mean, T& variance) {
-  long double sum = 0;
-  for (size_t k = 0; k < n; ++k) sum += x[k];
-  const long double mu = sum / static_cast<long double>(n);
-  long double sq = 0;
-  for (size_t k = 0; k < n; ++k) sq += (x[k] - mu) * (x[k] - mu);
-  mean = static_cast<T>(mu);
-  variance = static_cast<T>(sq / static_cast<long double>(n));
+void scaled_statistics(const T* x, size_t n, double eps, T& mean, T& rstd) {
+  T largest = 0;
+  for (size_t k = 0; k < n; ++k) largest = std::max(largest, std::fabs(x[k]));
+  const int exponent = std::ilogb(largest);
+  const T scale = std::ldexp(T(1), -exponent);
+  T sum = 0;
+  for (size_t k = 0; k < n; ++k) sum += x[k] * scale;
+  const T scaled_mean = sum / static_cast<T>(n);
+  T sq = 0;
+  for (size_t k = 0; k < n; ++k) sq += (x[k] * scale - scaled_mean) * (x[k] * scale - scaled_mean);
+  const T scaled_eps = static_cast<T>(eps) * scale * scale;
+  mean = std::ldexp(scaled_mean, exponent);
+  rstd = scale / std::sqrt(sq / static_cast<T>(n) + scaled_eps);
+}
+
+template <class D>
+hn::TFromD<D> max_abs(D d, const hn::TFromD<D>* x, size_t n) {
+  auto m = hn::Zero(d);
+  const size_t lanes = hn::Lanes(d);
+  size_t k = 0;
+  for (; k + lanes <= n; k += lanes) m = hn::Max(m, hn::Abs(hn::LoadU(d, x + k)));
+  if (k < n) m = hn::Max(m, hn::Abs(load_partial(d, x + k, n - k)));
+  return hn::GetLane(hn::MaxOfLanes(d, m));
 }
 
 template <typename T>
@@ -37,8 +55,11 @@ void forward(const T* x, const T* w, const T* b, std::int64_t len, double eps, T
   T mu = sum_of(d, n, T(0), [](V v) { return v; }, x) * inv_n;
   const auto mu_v = hn::Set(d, mu);
   T variance = sum_of(d, n, mu, [&](V v) { const auto c = hn::Sub(v, mu_v); return hn::Mul(c, c); }, x) * inv_n;
-  if (!std::isfinite(variance) || !std::isfinite(mu)) wide_statistics(x, n, mu, variance);
-  const T rs = T(1) / std::sqrt(variance + static_cast<T>(eps));
+  T rs = T(1) / std::sqrt(variance + static_cast<T>(eps));
+  if (!std::isfinite(variance) || !std::isfinite(mu)) {
+    const T largest = max_abs(d, x, n);
+    if (std::isfinite(largest)) scaled_statistics(x, n, eps, mu, rs);  // else inf or nan is the answer
+  }
   *mean_out = mu;
   *rstd_out = rs;
   const auto m = hn::Set(d, mu), r = hn::Set(d, rs);

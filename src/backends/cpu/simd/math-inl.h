@@ -169,11 +169,14 @@ HWY_INLINE Vec<D> tanh(D d, Vec<D> x) {
   return hn::IfThenElse(hn::IsNaN(x), x, out);
 }
 
+// 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, so that e never overflows and results down to
+// the subnormal range keep their accuracy.
 template <class D>
 HWY_INLINE Vec<D> sigmoid(D d, Vec<D> x) {
   using T = hn::TFromD<D>;
   const auto one = hn::Set(d, T(1));
-  return hn::Div(one, hn::Add(one, exp(d, hn::Neg(x))));
+  const auto e = exp(d, hn::Neg(hn::Abs(x)));
+  return hn::Div(hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one), hn::Add(one, e));
 }
 
 }  // namespace accelera::cpu::simd::HWY_NAMESPACE

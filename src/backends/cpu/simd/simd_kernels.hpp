@@ -22,7 +22,8 @@ std::vector<std::string> compiled_target_names();
 std::vector<std::string> supported_target_names();
 // The target the kernels run on now.
 std::string active_target_name();
-// Applies ACCELERA_CPU_TARGET once; every entry point below calls it.
+// Applies ACCELERA_CPU_TARGET once (ValueError for a bad name). Every entry point below calls it, but the
+// kernels call it first, outside their parallel regions: an exception must not leave an OpenMP region.
 void ensure_target_selected();
 
 // --- stores -----------------------------------------------------------------------------------------
