@@ -6,6 +6,7 @@
 // polynomial with the others), as is everything in sanitizer builds.
 #include <omp.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -79,7 +80,11 @@ struct Sweep {
         const std::size_t count = (n + stride - 1) / stride;
         got.resize(count);
         for (std::size_t f = 0; f < nf; ++f) {
-          eval(xt, got.data(), count, f);
+          constexpr std::int64_t kPiece = 1 << 16;  // both cores evaluate: the target is set process-wide
+#pragma omp parallel for schedule(static)
+          for (std::int64_t b = 0; b < static_cast<std::int64_t>(count); b += kPiece) {
+            eval(xt + b, got.data() + b, std::min<std::size_t>(kPiece, count - b), f);
+          }
           std::vector<Worst> partial(omp_get_max_threads());
 #pragma omp parallel for schedule(static)
           for (std::int64_t j = 0; j < static_cast<std::int64_t>(count); ++j) {
