@@ -135,7 +135,7 @@ void check_layer_norm(double scale) {
           const T* bp = (params & 2) ? b.data() : nullptr;
           Poisoned<T> y(n, offset), dx(n, offset);
           T mean = 0, rstd = 0;
-          ks::layer_norm_row(x.data(), wp, bp, n, 1e-5, y.data(), &mean, &rstd, store);
+          ks::layer_norm_rows(x.data(), wp, bp, 1, n, 1e-5, y.data(), &mean, &rstd, store);
           LD mu = 0, var = 0;
           for (std::size_t i = 0; i < n; ++i) mu += x[i];
           mu /= n;
@@ -151,7 +151,8 @@ void check_layer_norm(double scale) {
           }
           // Backward: dx, and the parameter sums added onto what was there.
           std::vector<T> dw(n, T(0.25)), db(n, T(-0.5));
-          ks::layer_norm_backward_row(g.data(), x.data(), wp, mean, rstd, n, dx.data(), dw.data(), db.data(), store);
+          ks::layer_norm_backward_rows(g.data(), x.data(), wp, &mean, &rstd, 1, n, dx.data(), dw.data(), db.data(),
+                                       store);
           ASSERT_TRUE(dx.guards_intact());
           LD sum_g = 0, sum_gx = 0, mag = 0;
           for (std::size_t i = 0; i < n; ++i) {
@@ -194,7 +195,7 @@ void check_softmax() {
           const std::size_t offset = n % 2;
           auto x = random_input<T>(n, offset, rng, -20, 20), g = random_input<T>(n, offset, rng, -1, 1);
           Poisoned<T> y(n, offset), dx(n, offset);
-          ks::softmax_row(x.data(), y.data(), n, log, store);
+          ks::softmax_rows(x.data(), y.data(), 1, n, log, store);
           ASSERT_TRUE(y.guards_intact());
           LD m = -INFINITY, sum = 0;
           for (std::size_t i = 0; i < n; ++i) m = std::max<LD>(m, x[i]);
@@ -208,7 +209,7 @@ void check_softmax() {
               ASSERT_NEAR(y[i], p, 4 * rel_tol<T>() * p * (1 + std::fabs(x[i] - m))) << n;
             }
           }
-          ks::softmax_backward_row(g.data(), y.data(), dx.data(), n, log, store);
+          ks::softmax_backward_rows(g.data(), y.data(), dx.data(), 1, n, log, store);
           ASSERT_TRUE(dx.guards_intact());
           LD acc = 0, mag = 0;
           for (std::size_t i = 0; i < n; ++i) {
@@ -238,16 +239,16 @@ void check_softmax_special_rows() {
     for (bool log : {false, true}) {
       const T with_neg_inf[5] = {-inf, T(0), T(1), -inf, T(-1)};
       T y[5];
-      ks::softmax_row(with_neg_inf, y, 5, log, Store::cached);
+      ks::softmax_rows(with_neg_inf, y, 1, 5, log, Store::cached);
       const double total = std::exp(0.0) + std::exp(1.0) + std::exp(-1.0);
       EXPECT_EQ(y[0], log ? -inf : T(0));
       EXPECT_EQ(y[3], log ? -inf : T(0));
       EXPECT_NEAR(y[2], log ? 1 - std::log(total) : std::exp(1.0) / total, 1e-6);
       // All -inf, or a nan: nan everywhere (as PyTorch).
       const T all_neg_inf[3] = {-inf, -inf, -inf}, with_nan[3] = {T(1), nan, T(2)};
-      ks::softmax_row(all_neg_inf, y, 3, log, Store::cached);
+      ks::softmax_rows(all_neg_inf, y, 1, 3, log, Store::cached);
       for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(y[i]));
-      ks::softmax_row(with_nan, y, 3, log, Store::cached);
+      ks::softmax_rows(with_nan, y, 1, 3, log, Store::cached);
       for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(y[i]));
     }
   });

@@ -4,6 +4,7 @@
 // thread and combined in thread order (deterministic for a thread count).
 #include <omp.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "backends/cpu/kernels/dispatch.hpp"
@@ -27,8 +28,11 @@ void forward(const Tensor& x, const Tensor& weight, const Tensor& bias, double e
   T* means = mean.data<T>();
   T* rstds = rstd.data<T>();
   const auto store = simd::store_for(static_cast<std::int64_t>(out.nbytes()));
-  for_each_row(rows, n, [&](std::int64_t r) {
-    simd::layer_norm_row(xs + r * n, w, b, n, eps, ys + r * n, means + r, rstds + r, store);
+  const std::int64_t block = simd::rows_per_call(n, sizeof(T));
+  for_each_row((rows + block - 1) / block, block * n, [&](std::int64_t bk) {
+    const std::int64_t r = bk * block;
+    simd::layer_norm_rows(xs + r * n, w, b, std::min(block, rows - r), n, eps, ys + r * n, means + r, rstds + r,
+                          store);
   });
 }
 
@@ -48,6 +52,8 @@ void backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const T
   // Per-thread partial sums of g * xhat (dweight) and g (dbias).
   std::vector<std::vector<T>> dw_part(static_cast<std::size_t>(threads)), db_part(dw_part.size());
   const auto store = simd::store_for(static_cast<std::int64_t>(dx.nbytes()));
+  const std::int64_t block = simd::rows_per_call(n, sizeof(T));
+  const std::int64_t blocks = (rows + block - 1) / block;
 #pragma omp parallel num_threads(threads) if (parallel)
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
@@ -58,8 +64,10 @@ void backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const T
     T* __restrict pw = params ? dw_part[t].data() : nullptr;
     T* __restrict pb = params ? db_part[t].data() : nullptr;
 #pragma omp for schedule(static)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      simd::layer_norm_backward_row(gs + r * n, xs + r * n, w, means[r], rstds[r], n, dxs + r * n, pw, pb, store);
+    for (std::int64_t bk = 0; bk < blocks; ++bk) {
+      const std::int64_t r = bk * block;
+      simd::layer_norm_backward_rows(gs + r * n, xs + r * n, w, means + r, rstds + r, std::min(block, rows - r), n,
+                                     dxs + r * n, pw, pb, store);
     }
   }
   if (!params) return;

@@ -1,5 +1,7 @@
-// Softmax and log-softmax over the last axis of (rows, n), forward and backward: one thread per row, each
-// row handled by the vectorised kernels of backends/cpu/simd/.
+// Softmax and log-softmax over the last axis of (rows, n), forward and backward: blocks of rows across
+// threads, each block handled by the vectorised kernels of backends/cpu/simd/.
+#include <algorithm>
+
 #include "backends/cpu/kernels/dispatch.hpp"
 #include "backends/cpu/kernels/nn_kernels.hpp"
 #include "backends/cpu/kernels/row_chunks.hpp"
@@ -15,7 +17,11 @@ void softmax_kernel(const Tensor& x, bool log, const Tensor& out) {
     const T* xs = x.data<T>();
     T* ys = out.data<T>();
     const auto store = simd::store_for(static_cast<std::int64_t>(out.nbytes()));
-    for_each_row(rows, n, [&](std::int64_t r) { simd::softmax_row(xs + r * n, ys + r * n, n, log, store); });
+    const std::int64_t block = simd::rows_per_call(n, sizeof(T));
+    for_each_row((rows + block - 1) / block, block * n, [&](std::int64_t b) {
+      const std::int64_t r = b * block;
+      simd::softmax_rows(xs + r * n, ys + r * n, std::min(block, rows - r), n, log, store);
+    });
   });
 }
 
@@ -28,8 +34,10 @@ void softmax_backward_kernel(const Tensor& grad, const Tensor& y, bool log, cons
     const T* ys = y.data<T>();
     T* ds = dx.data<T>();
     const auto store = simd::store_for(static_cast<std::int64_t>(dx.nbytes()));
-    for_each_row(rows, n, [&](std::int64_t r) {
-      simd::softmax_backward_row(gs + r * n, ys + r * n, ds + r * n, n, log, store);
+    const std::int64_t block = simd::rows_per_call(n, sizeof(T));
+    for_each_row((rows + block - 1) / block, block * n, [&](std::int64_t b) {
+      const std::int64_t r = b * block;
+      simd::softmax_backward_rows(gs + r * n, ys + r * n, ds + r * n, std::min(block, rows - r), n, log, store);
     });
   });
 }

@@ -33,6 +33,7 @@ void forward(const T* x, const T* bias, T* out, std::int64_t n, bool tanh_form, 
   } else {
     map_with_bias(x, bias, out, len, store, [](auto d, auto v) { return gelu_exact_f64(d, v); });
   }
+  finish_stores(store);
 }
 
 template <typename T>
@@ -47,6 +48,7 @@ void backward(const T* grad, const T* x, T* dx, std::int64_t n, bool tanh_form, 
   } else {
     transform(d, dx, len, store, [&](V g, V v) { return hn::Mul(g, gelu_exact_grad_f64(d, v)); }, grad, x);
   }
+  finish_stores(store);
 }
 
 }  // namespace

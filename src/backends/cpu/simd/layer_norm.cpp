@@ -115,23 +115,40 @@ void backward(const T* g, const T* x, const T* w, T mean, T rstd, std::int64_t l
   }
 }
 
+template <typename T>
+void forward_rows(const T* x, const T* w, const T* b, std::int64_t rows, std::int64_t n, double eps, T* y, T* mean,
+                  T* rstd, Store store) {
+  for (std::int64_t r = 0; r < rows; ++r) forward(x + r * n, w, b, n, eps, y + r * n, mean + r, rstd + r, store);
+  finish_stores(store);
+}
+
+template <typename T>
+void backward_rows(const T* g, const T* x, const T* w, const T* mean, const T* rstd, std::int64_t rows,
+                   std::int64_t n, T* dx, T* dw_sum, T* db_sum, Store store) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    backward(g + r * n, x + r * n, w, mean[r], rstd[r], n, dx + r * n, dw_sum, db_sum, store);
+  }
+  finish_stores(store);
+}
+
 }  // namespace
 
-void LayerNormF32(const float* x, const float* w, const float* b, std::int64_t n, double eps, float* y, float* mean,
-                  float* rstd, Store store) {
-  forward(x, w, b, n, eps, y, mean, rstd, store);
+void LayerNormF32(const float* x, const float* w, const float* b, std::int64_t rows, std::int64_t n, double eps,
+                  float* y, float* mean, float* rstd, Store store) {
+  forward_rows(x, w, b, rows, n, eps, y, mean, rstd, store);
 }
-void LayerNormF64(const double* x, const double* w, const double* b, std::int64_t n, double eps, double* y,
-                  double* mean, double* rstd, Store store) {
-  forward(x, w, b, n, eps, y, mean, rstd, store);
+void LayerNormF64(const double* x, const double* w, const double* b, std::int64_t rows, std::int64_t n, double eps,
+                  double* y, double* mean, double* rstd, Store store) {
+  forward_rows(x, w, b, rows, n, eps, y, mean, rstd, store);
 }
-void LayerNormBackwardF32(const float* g, const float* x, const float* w, float mean, float rstd, std::int64_t n,
-                          float* dx, float* dw_sum, float* db_sum, Store store) {
-  backward(g, x, w, mean, rstd, n, dx, dw_sum, db_sum, store);
+void LayerNormBackwardF32(const float* g, const float* x, const float* w, const float* mean, const float* rstd,
+                          std::int64_t rows, std::int64_t n, float* dx, float* dw_sum, float* db_sum, Store store) {
+  backward_rows(g, x, w, mean, rstd, rows, n, dx, dw_sum, db_sum, store);
 }
-void LayerNormBackwardF64(const double* g, const double* x, const double* w, double mean, double rstd,
-                          std::int64_t n, double* dx, double* dw_sum, double* db_sum, Store store) {
-  backward(g, x, w, mean, rstd, n, dx, dw_sum, db_sum, store);
+void LayerNormBackwardF64(const double* g, const double* x, const double* w, const double* mean, const double* rstd,
+                          std::int64_t rows, std::int64_t n, double* dx, double* dw_sum, double* db_sum,
+                          Store store) {
+  backward_rows(g, x, w, mean, rstd, rows, n, dx, dw_sum, db_sum, store);
 }
 
 }  // namespace accelera::cpu::simd::HWY_NAMESPACE
@@ -145,25 +162,27 @@ HWY_EXPORT(LayerNormF64);
 HWY_EXPORT(LayerNormBackwardF32);
 HWY_EXPORT(LayerNormBackwardF64);
 
-void layer_norm_row(const float* x, const float* weight, const float* bias, std::int64_t n, double eps, float* y,
-                    float* mean, float* rstd, Store store) {
+void layer_norm_rows(const float* x, const float* weight, const float* bias, std::int64_t rows, std::int64_t n,
+                     double eps, float* y, float* mean, float* rstd, Store store) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(LayerNormF32)(x, weight, bias, n, eps, y, mean, rstd, store);
+  HWY_DYNAMIC_DISPATCH(LayerNormF32)(x, weight, bias, rows, n, eps, y, mean, rstd, store);
 }
-void layer_norm_row(const double* x, const double* weight, const double* bias, std::int64_t n, double eps,
-                    double* y, double* mean, double* rstd, Store store) {
+void layer_norm_rows(const double* x, const double* weight, const double* bias, std::int64_t rows, std::int64_t n,
+                     double eps, double* y, double* mean, double* rstd, Store store) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(LayerNormF64)(x, weight, bias, n, eps, y, mean, rstd, store);
+  HWY_DYNAMIC_DISPATCH(LayerNormF64)(x, weight, bias, rows, n, eps, y, mean, rstd, store);
 }
-void layer_norm_backward_row(const float* grad, const float* x, const float* weight, float mean, float rstd,
-                             std::int64_t n, float* dx, float* dweight_sum, float* dbias_sum, Store store) {
+void layer_norm_backward_rows(const float* grad, const float* x, const float* weight, const float* mean,
+                              const float* rstd, std::int64_t rows, std::int64_t n, float* dx, float* dweight_sum,
+                              float* dbias_sum, Store store) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(LayerNormBackwardF32)(grad, x, weight, mean, rstd, n, dx, dweight_sum, dbias_sum, store);
+  HWY_DYNAMIC_DISPATCH(LayerNormBackwardF32)(grad, x, weight, mean, rstd, rows, n, dx, dweight_sum, dbias_sum, store);
 }
-void layer_norm_backward_row(const double* grad, const double* x, const double* weight, double mean, double rstd,
-                             std::int64_t n, double* dx, double* dweight_sum, double* dbias_sum, Store store) {
+void layer_norm_backward_rows(const double* grad, const double* x, const double* weight, const double* mean,
+                              const double* rstd, std::int64_t rows, std::int64_t n, double* dx, double* dweight_sum,
+                              double* dbias_sum, Store store) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(LayerNormBackwardF64)(grad, x, weight, mean, rstd, n, dx, dweight_sum, dbias_sum, store);
+  HWY_DYNAMIC_DISPATCH(LayerNormBackwardF64)(grad, x, weight, mean, rstd, rows, n, dx, dweight_sum, dbias_sum, store);
 }
 
 }  // namespace accelera::cpu::simd

@@ -37,6 +37,11 @@ HWY_INLINE void store_partial(D d, hn::Vec<D> v, hn::TFromD<D>* p, size_t count)
   std::memcpy(p, lanes, count * sizeof(hn::TFromD<D>));
 }
 
+// Orders streaming stores before whatever the caller does next (the threads' join included).
+HWY_INLINE void finish_stores(Store store) {
+  if (store == Store::streaming) hwy::FlushStream();
+}
+
 // Elements before the first vector-aligned address of p (0 when p is aligned).
 template <class D>
 HWY_INLINE size_t elements_to_alignment(D d, const hn::TFromD<D>* p) {
@@ -46,7 +51,8 @@ HWY_INLINE size_t elements_to_alignment(D d, const hn::TFromD<D>* p) {
 }
 
 // out[k] = fn(in[k]...) for k < n, in lane-wise vectors; fn(Vec...) -> Vec. out may be one of the inputs
-// (in place). With Store::streaming the aligned body of out is written with non-temporal stores.
+// (in place). With Store::streaming the aligned body of out is written with non-temporal stores, which
+// the entry point orders with finish_stores() once, after its last one (a fence per row would stall).
 template <class D, class Fn, class... T>
 HWY_INLINE void transform(D d, hn::TFromD<D>* out, size_t n, Store store, const Fn& fn, const T*... in) {
   const size_t lanes = hn::Lanes(d);
@@ -55,7 +61,6 @@ HWY_INLINE void transform(D d, hn::TFromD<D>* out, size_t n, Store store, const 
     const size_t head = elements_to_alignment(d, out);
     if (head != 0) store_partial(d, fn(load_partial(d, in, head)...), out, head);
     for (k = head; k + lanes <= n; k += lanes) hn::Stream(fn(hn::LoadU(d, in + k)...), d, out + k);
-    hwy::FlushStream();  // the streamed lines are ordered before whatever the caller does next
   } else {
     for (; k + lanes <= n; k += lanes) hn::StoreU(fn(hn::LoadU(d, in + k)...), d, out + k);
   }

@@ -2,7 +2,7 @@
 // The CPU backend's vectorised kernels: plain C++ entry points on raw pointers, each compiled by Highway
 // for every instruction set of the architecture and dispatched at run time to the best one that the CPU
 // supports and ACCELERA_CPU_TARGET allows (Note [SIMD dispatch] in targets.cpp). Each call handles one
-// contiguous run or row; the callers in kernels/ own the threading.
+// contiguous run or block of rows; the callers in kernels/ own the threading.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -42,27 +42,37 @@ void gelu(const double* x, const double* bias, double* out, std::int64_t n, bool
 void gelu_backward(const float* grad, const float* x, float* dx, std::int64_t n, bool tanh_form, Store store);
 void gelu_backward(const double* grad, const double* x, double* dx, std::int64_t n, bool tanh_form, Store store);
 
-// --- LayerNorm (one row of n) -----------------------------------------------------------------------
+// --- LayerNorm and softmax on `rows` contiguous rows of n ----------------------------------------
+// A call takes a block of rows so that its fixed costs (dispatch, the fence after streaming stores) are
+// shared; callers hand each thread blocks of about 64 KiB.
 
-// y = (x - mean) * rstd * weight + bias (weight, bias may be null); writes the row's mean and rstd.
-void layer_norm_row(const float* x, const float* weight, const float* bias, std::int64_t n, double eps, float* y,
-                    float* mean, float* rstd, Store store);
-void layer_norm_row(const double* x, const double* weight, const double* bias, std::int64_t n, double eps,
-                    double* y, double* mean, double* rstd, Store store);
-// dx of one row; when dweight_sum is not null (then neither is dbias_sum), adds grad * xhat to it and
-// grad to dbias_sum.
-void layer_norm_backward_row(const float* grad, const float* x, const float* weight, float mean, float rstd,
-                             std::int64_t n, float* dx, float* dweight_sum, float* dbias_sum, Store store);
-void layer_norm_backward_row(const double* grad, const double* x, const double* weight, double mean, double rstd,
-                             std::int64_t n, double* dx, double* dweight_sum, double* dbias_sum, Store store);
+// Rows per call for rows of n elements of `item_bytes` each: about 64 KiB, at least one row.
+inline std::int64_t rows_per_call(std::int64_t n, std::int64_t item_bytes) {
+  const std::int64_t row_bytes = n * item_bytes;
+  return row_bytes >= (std::int64_t{64} << 10) ? 1 : (std::int64_t{64} << 10) / (row_bytes > 0 ? row_bytes : 1);
+}
 
-// --- softmax and log-softmax (one row of n) ---------------------------------------------------------
+// y = (x - mean) * rstd * weight + bias (weight, bias may be null); writes each row's mean and rstd.
+void layer_norm_rows(const float* x, const float* weight, const float* bias, std::int64_t rows, std::int64_t n,
+                     double eps, float* y, float* mean, float* rstd, Store store);
+void layer_norm_rows(const double* x, const double* weight, const double* bias, std::int64_t rows, std::int64_t n,
+                     double eps, double* y, double* mean, double* rstd, Store store);
+// dx of each row from the forward pass's mean and rstd; when dweight_sum is not null (then neither is
+// dbias_sum), adds grad * xhat of every row to it and grad to dbias_sum.
+void layer_norm_backward_rows(const float* grad, const float* x, const float* weight, const float* mean,
+                              const float* rstd, std::int64_t rows, std::int64_t n, float* dx, float* dweight_sum,
+                              float* dbias_sum, Store store);
+void layer_norm_backward_rows(const double* grad, const double* x, const double* weight, const double* mean,
+                              const double* rstd, std::int64_t rows, std::int64_t n, double* dx, double* dweight_sum,
+                              double* dbias_sum, Store store);
 
-void softmax_row(const float* x, float* y, std::int64_t n, bool log, Store store);
-void softmax_row(const double* x, double* y, std::int64_t n, bool log, Store store);
+void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t n, bool log, Store store);
+void softmax_rows(const double* x, double* y, std::int64_t rows, std::int64_t n, bool log, Store store);
 // dx from the forward output y and the incoming gradient.
-void softmax_backward_row(const float* grad, const float* y, float* dx, std::int64_t n, bool log, Store store);
-void softmax_backward_row(const double* grad, const double* y, double* dx, std::int64_t n, bool log, Store store);
+void softmax_backward_rows(const float* grad, const float* y, float* dx, std::int64_t rows, std::int64_t n, bool log,
+                           Store store);
+void softmax_backward_rows(const double* grad, const double* y, double* dx, std::int64_t rows, std::int64_t n,
+                           bool log, Store store);
 
 // --- element-wise functions (contiguous runs) -------------------------------------------------------
 

@@ -110,15 +110,33 @@ void backward(const T* g, const T* y, T* dx, std::int64_t len, bool log, Store s
   }
 }
 
+template <typename T>
+void forward_rows(const T* x, T* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  for (std::int64_t r = 0; r < rows; ++r) forward(x + r * n, y + r * n, n, log, store);
+  finish_stores(store);
+}
+
+template <typename T>
+void backward_rows(const T* g, const T* y, T* dx, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  for (std::int64_t r = 0; r < rows; ++r) backward(g + r * n, y + r * n, dx + r * n, n, log, store);
+  finish_stores(store);
+}
+
 }  // namespace
 
-void SoftmaxF32(const float* x, float* y, std::int64_t n, bool log, Store store) { forward(x, y, n, log, store); }
-void SoftmaxF64(const double* x, double* y, std::int64_t n, bool log, Store store) { forward(x, y, n, log, store); }
-void SoftmaxBackwardF32(const float* g, const float* y, float* dx, std::int64_t n, bool log, Store store) {
-  backward(g, y, dx, n, log, store);
+void SoftmaxF32(const float* x, float* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  forward_rows(x, y, rows, n, log, store);
 }
-void SoftmaxBackwardF64(const double* g, const double* y, double* dx, std::int64_t n, bool log, Store store) {
-  backward(g, y, dx, n, log, store);
+void SoftmaxF64(const double* x, double* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  forward_rows(x, y, rows, n, log, store);
+}
+void SoftmaxBackwardF32(const float* g, const float* y, float* dx, std::int64_t rows, std::int64_t n, bool log,
+                        Store store) {
+  backward_rows(g, y, dx, rows, n, log, store);
+}
+void SoftmaxBackwardF64(const double* g, const double* y, double* dx, std::int64_t rows, std::int64_t n, bool log,
+                        Store store) {
+  backward_rows(g, y, dx, rows, n, log, store);
 }
 
 }  // namespace accelera::cpu::simd::HWY_NAMESPACE
@@ -132,21 +150,23 @@ HWY_EXPORT(SoftmaxF64);
 HWY_EXPORT(SoftmaxBackwardF32);
 HWY_EXPORT(SoftmaxBackwardF64);
 
-void softmax_row(const float* x, float* y, std::int64_t n, bool log, Store store) {
+void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, y, n, log, store);
+  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, y, rows, n, log, store);
 }
-void softmax_row(const double* x, double* y, std::int64_t n, bool log, Store store) {
+void softmax_rows(const double* x, double* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, y, n, log, store);
+  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, y, rows, n, log, store);
 }
-void softmax_backward_row(const float* grad, const float* y, float* dx, std::int64_t n, bool log, Store store) {
+void softmax_backward_rows(const float* grad, const float* y, float* dx, std::int64_t rows, std::int64_t n, bool log,
+                           Store store) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardF32)(grad, y, dx, n, log, store);
+  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardF32)(grad, y, dx, rows, n, log, store);
 }
-void softmax_backward_row(const double* grad, const double* y, double* dx, std::int64_t n, bool log, Store store) {
+void softmax_backward_rows(const double* grad, const double* y, double* dx, std::int64_t rows, std::int64_t n,
+                           bool log, Store store) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardF64)(grad, y, dx, n, log, store);
+  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardF64)(grad, y, dx, rows, n, log, store);
 }
 
 }  // namespace accelera::cpu::simd
