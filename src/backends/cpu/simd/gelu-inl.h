@@ -148,13 +148,14 @@ HWY_INLINE Vec<D> gelu_exact_grad_f64(D d, Vec<D> x) {
 
 // --- tanh form (float and double) ---------------------------------------------------------------------
 // x / (1 + exp(-2u)). Far below zero exp(-2u) overflows to inf; the numerator is clamped to a finite value
-// there so that the quotient is -0 (the true value underflows) instead of -inf / inf.
+// there so that the quotient is -0 (the true value underflows) instead of -inf / inf. nan is selected at
+// the end, so the exp needs no special cases of its own.
 template <class D>
 HWY_INLINE Vec<D> gelu_tanh(D d, Vec<D> x) {
   using T = hn::TFromD<D>;
   const auto x2 = hn::Mul(x, x);
   const auto inner = hn::MulAdd(hn::Mul(hn::Set(d, T(kTanhCubic)), x2), x, x);  // x + c x^3
-  const auto e = exp(d, hn::Mul(hn::Set(d, T(-2 * kSqrt2OverPi)), inner));
+  const auto e = exp_unchecked(d, hn::Mul(hn::Set(d, T(-2 * kSqrt2OverPi)), inner));
   const auto numerator = hn::Max(x, hn::Set(d, sizeof(T) == 4 ? T(-20) : T(-60)));
   const auto out = hn::Div(numerator, hn::Add(hn::Set(d, T(1)), e));
   return hn::IfThenElse(hn::IsNaN(x), x, out);
@@ -166,11 +167,11 @@ HWY_INLINE Vec<D> gelu_tanh_grad(D d, Vec<D> x) {
   const auto one = hn::Set(d, T(1));
   const auto x2 = hn::Mul(x, x);
   const auto inner = hn::MulAdd(hn::Mul(hn::Set(d, T(kTanhCubic)), x2), x, x);
-  const auto s = hn::Div(one, hn::Add(one, exp(d, hn::Mul(hn::Set(d, T(-2 * kSqrt2OverPi)), inner))));
+  const auto s = hn::Div(one, hn::Add(one, exp_unchecked(d, hn::Mul(hn::Set(d, T(-2 * kSqrt2OverPi)), inner))));
   const auto t = hn::Mul(s, hn::Sub(one, s));  // 0 once s saturates: the product term's limit, also at inf
   const auto slope = hn::MulAdd(hn::Set(d, T(3 * kTanhCubic)), x2, one);
   const auto term = hn::Mul(hn::Mul(x, hn::Mul(t, hn::Set(d, T(2 * kSqrt2OverPi)))), slope);
-  return hn::Add(s, hn::IfThenZeroElse(hn::Eq(t, hn::Zero(d)), term));
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Add(s, hn::IfThenZeroElse(hn::Eq(t, hn::Zero(d)), term)));
 }
 
 }  // namespace accelera::cpu::simd::HWY_NAMESPACE

@@ -64,8 +64,11 @@ HWY_INLINE void two_to_the(D d, Vec<D> n, Vec<D>& s1, Vec<D>& s2) {
   s2 = hn::BitCast(d, hn::ShiftLeft<mantissa>(hn::Add(hn::Sub(ni, n1), bias)));
 }
 
+// exp without its special cases: x is clamped to [-104, 89] (float; [-746, 710] double), so results past
+// the overflow threshold come out as +inf from the scaling and those past underflow as 0 or the smallest
+// subnormal; a nan input gives an unspecified number. For callers that select nan themselves.
 template <class D>
-HWY_INLINE Vec<D> exp(D d, Vec<D> x) {
+HWY_INLINE Vec<D> exp_unchecked(D d, Vec<D> x) {
   using T = hn::TFromD<D>;
   constexpr bool is_float = sizeof(T) == 4;
   constexpr T lo_clamp = is_float ? T(-104) : T(-746), hi_clamp = is_float ? T(89) : T(710);
@@ -74,8 +77,6 @@ HWY_INLINE Vec<D> exp(D d, Vec<D> x) {
   constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
   constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
   constexpr T round = is_float ? T(12582912.0f) : T(6755399441055744.0);  // 1.5 * 2^mantissa
-  constexpr T overflow = is_float ? T(88.72283935546875f) : T(709.782712893383973);
-  constexpr T underflow = is_float ? T(-103.972084045410f) : T(-745.133219101941217);
   const auto xc = hn::Min(hn::Max(x, hn::Set(d, lo_clamp)), hn::Set(d, hi_clamp));
   const auto rnd = hn::Set(d, round);
   const auto n = hn::Sub(hn::MulAdd(xc, hn::Set(d, log2e), rnd), rnd);
@@ -92,7 +93,16 @@ HWY_INLINE Vec<D> exp(D d, Vec<D> x) {
   const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, T(1)));
   Vec<D> s1, s2;
   two_to_the(d, n, s1, s2);
-  auto out = hn::Mul(hn::Mul(y, s1), s2);
+  return hn::Mul(hn::Mul(y, s1), s2);
+}
+
+template <class D>
+HWY_INLINE Vec<D> exp(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  constexpr T overflow = is_float ? T(88.72283935546875f) : T(709.782712893383973);
+  constexpr T underflow = is_float ? T(-103.972084045410f) : T(-745.133219101941217);
+  auto out = exp_unchecked(d, x);
   out = hn::IfThenElse(hn::Gt(x, hn::Set(d, overflow)), hn::Set(d, std::numeric_limits<T>::infinity()), out);
   out = hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, underflow)), out);
   return hn::IfThenElse(hn::IsNaN(x), x, out);
