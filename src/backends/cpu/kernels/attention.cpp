@@ -100,6 +100,7 @@ void run(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool c
 
 void attention_kernel(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal, const Tensor& out,
                       const Tensor& lse) {
+  simd::ensure_target_selected();  // may throw: before the parallel region
   dispatch_float(out.dtype(), "attention", [&](auto t) { run<decltype(t)>(q, k, v, scale, causal, out, lse); });
 }
 

@@ -88,4 +88,16 @@ double sum(const double* x, std::int64_t n);
 float max(const float* x, std::int64_t n);
 double max(const double* x, std::int64_t n);
 
+// --- attention tiles (kernels/attention_tiles.hpp) --------------------------------------------------
+// Called inside parallel regions: the attention kernels call ensure_target_selected() before them.
+
+// c (block x block) = a (block x dp) @ bt (dp x block) * alpha; block and dp multiples of 64 bytes / T.
+void tile_gemm_abt(const float* a, const float* bt, std::int64_t block, std::int64_t dp, float alpha, float* c);
+void tile_gemm_abt(const double* a, const double* bt, std::int64_t block, std::int64_t dp, double alpha, double* c);
+// c (block x dp) += p (block x block) @ b (block x dp), over p's first `inner` columns.
+void tile_gemm_ab_acc(const float* p, const float* b, std::int64_t block, std::int64_t inner, std::int64_t dp,
+                      float* c);
+void tile_gemm_ab_acc(const double* p, const double* b, std::int64_t block, std::int64_t inner, std::int64_t dp,
+                      double* c);
+
 }  // namespace accelera::cpu::simd
