@@ -91,6 +91,9 @@ double max(const double* x, std::int64_t n);
 // --- attention tiles (kernels/attention_tiles.hpp) --------------------------------------------------
 // Called inside parallel regions: the attention kernels call ensure_target_selected() before them.
 
+// x[k] = exp(x[k] - shift) for k < n; returns the sum (the online softmax of a score row).
+float exp_shifted_sum(float* x, std::int64_t n, float shift);
+double exp_shifted_sum(double* x, std::int64_t n, double shift);
 // c (block x block) = a (block x dp) @ bt (dp x block) * alpha; block and dp multiples of 64 bytes / T.
 void tile_gemm_abt(const float* a, const float* bt, std::int64_t block, std::int64_t dp, float alpha, float* c);
 void tile_gemm_abt(const double* a, const double* bt, std::int64_t block, std::int64_t dp, double alpha, double* c);

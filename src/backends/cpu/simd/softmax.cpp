@@ -38,10 +38,9 @@ hn::TFromD<D> max_of(D d, const hn::TFromD<D>* x, size_t n) {
   return hn::GetLane(hn::MaxOfLanes(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3))));
 }
 
-// e[k] = exp(x[k] - m); returns the sum of e.
+// e[k] = exp(x[k] - m); returns the sum of e. e may be x (in place).
 template <class D>
-hn::TFromD<D> exp_and_sum(D d, const hn::TFromD<D>* HWY_RESTRICT x, hn::TFromD<D>* HWY_RESTRICT e, size_t n,
-                          hn::TFromD<D> m) {
+hn::TFromD<D> exp_and_sum(D d, const hn::TFromD<D>* x, hn::TFromD<D>* e, size_t n, hn::TFromD<D> m) {
   const size_t lanes = hn::Lanes(d);
   const auto mv = hn::Set(d, m);
   auto s0 = hn::Zero(d), s1 = hn::Zero(d);
@@ -124,6 +123,13 @@ void backward_rows(const T* g, const T* y, T* dx, std::int64_t rows, std::int64_
 
 }  // namespace
 
+float ExpShiftedSumF32(float* x, std::int64_t n, float shift) {
+  return exp_and_sum(hn::ScalableTag<float>(), x, x, static_cast<size_t>(n), shift);
+}
+double ExpShiftedSumF64(double* x, std::int64_t n, double shift) {
+  return exp_and_sum(hn::ScalableTag<double>(), x, x, static_cast<size_t>(n), shift);
+}
+
 void SoftmaxF32(const float* x, float* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
   forward_rows(x, y, rows, n, log, store);
 }
@@ -145,10 +151,19 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace accelera::cpu::simd {
 
+HWY_EXPORT(ExpShiftedSumF32);
+HWY_EXPORT(ExpShiftedSumF64);
 HWY_EXPORT(SoftmaxF32);
 HWY_EXPORT(SoftmaxF64);
 HWY_EXPORT(SoftmaxBackwardF32);
 HWY_EXPORT(SoftmaxBackwardF64);
+
+float exp_shifted_sum(float* x, std::int64_t n, float shift) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftedSumF32)(x, n, shift);
+}
+double exp_shifted_sum(double* x, std::int64_t n, double shift) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftedSumF64)(x, n, shift);
+}
 
 void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
   ensure_target_selected();
