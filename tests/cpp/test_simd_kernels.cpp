@@ -283,6 +283,37 @@ TEST(SimdKernels, SumAndMaxMatchLongDouble) {
   check_reductions<double>();
 }
 
+template <typename T>
+void check_binary() {
+  std::mt19937_64 rng(16);
+  using F = ks::BinaryFunction;
+  for_each_target([&](const std::string&) {
+    for (F fn : {F::add, F::subtract, F::multiply, F::divide}) {
+      for (std::size_t n : kLengths) {
+        for (Store store : kStores) {
+          for (int scalar = 0; scalar < 3; ++scalar) {  // none, a, b broadcast
+            auto a = random_input<T>(n, n % 4, rng, 0.5, 4), b = random_input<T>(n, n % 4, rng, 0.5, 4);
+            Poisoned<T> out(n, n % 4);
+            ks::binary(fn, a.data(), scalar == 1, b.data(), scalar == 2, out.data(), n, store);
+            ASSERT_TRUE(out.guards_intact());
+            for (std::size_t i = 0; i < n; ++i) {
+              const T x = a[scalar == 1 ? 0 : i], y = b[scalar == 2 ? 0 : i];
+              const T want = fn == F::add ? x + y : fn == F::subtract ? x - y : fn == F::multiply ? x * y : x / y;
+              ASSERT_EQ(out[i], want) << static_cast<int>(fn) << " n=" << n << " scalar=" << scalar;
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// IEEE operations: exactly the scalar results.
+TEST(SimdKernels, BinaryOpsAreExact) {
+  check_binary<float>();
+  check_binary<double>();
+}
+
 TEST(SimdKernels, UnknownTargetIsAValueErrorNamingTheChoices) {
   try {
     ks::select_target("avx9000");

@@ -80,6 +80,13 @@ enum class UnaryFunction { exp, log, tanh, sigmoid };
 void unary(UnaryFunction fn, const float* x, float* out, std::int64_t n, Store store);
 void unary(UnaryFunction fn, const double* x, double* out, std::int64_t n, Store store);
 
+// out[k] = a[k] op b[k] for k < n; an operand flagged scalar is the one value *a or *b for every k.
+enum class BinaryFunction { add, subtract, multiply, divide };
+void binary(BinaryFunction fn, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
+            std::int64_t n, Store store);
+void binary(BinaryFunction fn, const double* a, bool a_scalar, const double* b, bool b_scalar, double* out,
+            std::int64_t n, Store store);
+
 // --- reductions (contiguous runs) -------------------------------------------------------------------
 
 // Sums accumulate in double. max returns the first nan of the run if there is one, and -inf for n == 0.
