@@ -82,6 +82,7 @@ Poisoned<T> random_input(std::size_t n, std::size_t offset, std::mt19937_64& rng
 }
 
 // Lengths with every kind of tail for 1- to 16-lane vectors, primes, odd row widths.
-inline const std::vector<std::size_t> kLengths = {1, 2, 3, 5, 7, 8, 13, 15, 16, 17, 31, 33, 61, 64, 127, 257, 1021, 4099};
+inline const std::vector<std::size_t> kLengths = {1,  2,  3,  5,  7,  8,   13,  15,   16,
+                                                  17, 31, 33, 61, 64, 127, 257, 1021, 4099};
 
 }  // namespace acc_test::simd

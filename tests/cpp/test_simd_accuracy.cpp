@@ -235,8 +235,13 @@ TEST(SimdAccuracy, DoubleFunctionsOnRandomInputs) {
 template <typename T>
 void check_exp_limits() {
   constexpr T inf = std::numeric_limits<T>::infinity();
-  const T x[7] = {inf, -inf, std::numeric_limits<T>::quiet_NaN(), T(sizeof(T) == 4 ? 89 : 710),
-                  T(sizeof(T) == 4 ? -104 : -746), T(0), std::numeric_limits<T>::denorm_min()};
+  const T x[7] = {inf,
+                  -inf,
+                  std::numeric_limits<T>::quiet_NaN(),
+                  T(sizeof(T) == 4 ? 89 : 710),
+                  T(sizeof(T) == 4 ? -104 : -746),
+                  T(0),
+                  std::numeric_limits<T>::denorm_min()};
   for_each_target([&](const std::string&) {
     T y[7];
     ks::unary(ks::UnaryFunction::exp, x, y, 7, Store::cached);

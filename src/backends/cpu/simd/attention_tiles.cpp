@@ -59,8 +59,7 @@ void GemmAbtF32(const float* a, const float* bt, std::int64_t block, std::int64_
 void GemmAbtF64(const double* a, const double* bt, std::int64_t block, std::int64_t dp, double alpha, double* c) {
   gemm_abt(a, bt, block, dp, alpha, c);
 }
-void GemmAbAccF32(const float* p, const float* b, std::int64_t block, std::int64_t inner, std::int64_t dp,
-                  float* c) {
+void GemmAbAccF32(const float* p, const float* b, std::int64_t block, std::int64_t inner, std::int64_t dp, float* c) {
   gemm_ab_acc(p, b, block, inner, dp, c);
 }
 void GemmAbAccF64(const double* p, const double* b, std::int64_t block, std::int64_t inner, std::int64_t dp,

@@ -18,10 +18,12 @@ void run(D d, const hn::TFromD<D>* a, bool a_scalar, const hn::TFromD<D>* b, boo
   using V = hn::Vec<D>;
   if (a_scalar) {
     const auto av = hn::Set(d, *a);
-    transform(d, out, n, store, [&](V bv) { return op(av, bv); }, b);
+    transform(
+        d, out, n, store, [&](V bv) { return op(av, bv); }, b);
   } else if (b_scalar) {
     const auto bv = hn::Set(d, *b);
-    transform(d, out, n, store, [&](V av) { return op(av, bv); }, a);
+    transform(
+        d, out, n, store, [&](V av) { return op(av, bv); }, a);
   } else {
     transform(d, out, n, store, op, a, b);
   }
@@ -70,8 +72,8 @@ namespace accelera::cpu::simd {
 HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryF64);
 
-void binary(BinaryFunction fn, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
-            std::int64_t n, Store store) {
+void binary(BinaryFunction fn, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, std::int64_t n,
+            Store store) {
   ensure_target_selected();
   HWY_DYNAMIC_DISPATCH(BinaryF32)(fn, a, a_scalar, b, b_scalar, out, n, store);
 }

@@ -16,10 +16,11 @@ template <typename T, class Fn>
 void map_with_bias(const T* x, const T* bias, T* out, size_t n, Store store, const Fn& fn) {
   const hn::ScalableTag<T> d;
   if (bias != nullptr) {
-    transform(d, out, n, store, [&](Vec<decltype(d)> v, Vec<decltype(d)> b) { return fn(d, hn::Add(v, b)); }, x,
-              bias);
+    transform(
+        d, out, n, store, [&](Vec<decltype(d)> v, Vec<decltype(d)> b) { return fn(d, hn::Add(v, b)); }, x, bias);
   } else {
-    transform(d, out, n, store, [&](Vec<decltype(d)> v) { return fn(d, v); }, x);
+    transform(
+        d, out, n, store, [&](Vec<decltype(d)> v) { return fn(d, v); }, x);
   }
 }
 
@@ -42,11 +43,14 @@ void backward(const T* grad, const T* x, T* dx, std::int64_t n, bool tanh_form, 
   using V = Vec<decltype(d)>;
   const auto len = static_cast<size_t>(n);
   if (tanh_form) {
-    transform(d, dx, len, store, [&](V g, V v) { return hn::Mul(g, gelu_tanh_grad(d, v)); }, grad, x);
+    transform(
+        d, dx, len, store, [&](V g, V v) { return hn::Mul(g, gelu_tanh_grad(d, v)); }, grad, x);
   } else if constexpr (sizeof(T) == 4) {
-    transform(d, dx, len, store, [&](V g, V v) { return hn::Mul(g, gelu_exact_grad_f32(d, v)); }, grad, x);
+    transform(
+        d, dx, len, store, [&](V g, V v) { return hn::Mul(g, gelu_exact_grad_f32(d, v)); }, grad, x);
   } else {
-    transform(d, dx, len, store, [&](V g, V v) { return hn::Mul(g, gelu_exact_grad_f64(d, v)); }, grad, x);
+    transform(
+        d, dx, len, store, [&](V g, V v) { return hn::Mul(g, gelu_exact_grad_f64(d, v)); }, grad, x);
   }
   finish_stores(store);
 }
@@ -62,8 +66,7 @@ void GeluF64(const double* x, const double* bias, double* out, std::int64_t n, b
 void GeluBackwardF32(const float* grad, const float* x, float* dx, std::int64_t n, bool tanh_form, Store store) {
   backward(grad, x, dx, n, tanh_form, store);
 }
-void GeluBackwardF64(const double* grad, const double* x, double* dx, std::int64_t n, bool tanh_form,
-                     Store store) {
+void GeluBackwardF64(const double* grad, const double* x, double* dx, std::int64_t n, bool tanh_form, Store store) {
   backward(grad, x, dx, n, tanh_form, store);
 }
 

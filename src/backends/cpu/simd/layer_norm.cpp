@@ -52,9 +52,18 @@ void forward(const T* x, const T* w, const T* b, std::int64_t len, double eps, T
   using V = Vec<decltype(d)>;
   const auto n = static_cast<size_t>(len);
   const T inv_n = T(1) / static_cast<T>(n);
-  T mu = sum_of(d, n, T(0), [](V v) { return v; }, x) * inv_n;
+  T mu = sum_of(
+             d, n, T(0), [](V v) { return v; }, x) *
+         inv_n;
   const auto mu_v = hn::Set(d, mu);
-  T variance = sum_of(d, n, mu, [&](V v) { const auto c = hn::Sub(v, mu_v); return hn::Mul(c, c); }, x) * inv_n;
+  T variance = sum_of(
+                   d, n, mu,
+                   [&](V v) {
+                     const auto c = hn::Sub(v, mu_v);
+                     return hn::Mul(c, c);
+                   },
+                   x) *
+               inv_n;
   T rs = T(1) / std::sqrt(variance + static_cast<T>(eps));
   if (!std::isfinite(variance) || !std::isfinite(mu)) {
     const T largest = max_abs(d, x, n);
@@ -65,11 +74,14 @@ void forward(const T* x, const T* w, const T* b, std::int64_t len, double eps, T
   const auto m = hn::Set(d, mu), r = hn::Set(d, rs);
   const auto xhat = [&](V v) { return hn::Mul(hn::Sub(v, m), r); };
   if (w != nullptr && b != nullptr) {
-    transform(d, y, n, store, [&](V v, V wv, V bv) { return hn::MulAdd(xhat(v), wv, bv); }, x, w, b);
+    transform(
+        d, y, n, store, [&](V v, V wv, V bv) { return hn::MulAdd(xhat(v), wv, bv); }, x, w, b);
   } else if (w != nullptr) {
-    transform(d, y, n, store, [&](V v, V wv) { return hn::Mul(xhat(v), wv); }, x, w);
+    transform(
+        d, y, n, store, [&](V v, V wv) { return hn::Mul(xhat(v), wv); }, x, w);
   } else if (b != nullptr) {
-    transform(d, y, n, store, [&](V v, V bv) { return hn::Add(xhat(v), bv); }, x, b);
+    transform(
+        d, y, n, store, [&](V v, V bv) { return hn::Add(xhat(v), bv); }, x, b);
   } else {
     transform(d, y, n, store, xhat, x);
   }
@@ -87,16 +99,21 @@ void backward(const T* g, const T* x, const T* w, T mean, T rstd, std::int64_t l
   const auto xhat = [&](V v) { return hn::Mul(hn::Sub(v, m), r); };
   T sum_g, sum_gx;
   if (w != nullptr) {
-    sum_g = sum_of(d, n, T(0), [](V gv, V wv) { return hn::Mul(gv, wv); }, g, w);
-    sum_gx = sum_of(d, n, mean, [&](V gv, V wv, V v) { return hn::Mul(hn::Mul(gv, wv), xhat(v)); }, g, w, x);
+    sum_g = sum_of(
+        d, n, T(0), [](V gv, V wv) { return hn::Mul(gv, wv); }, g, w);
+    sum_gx = sum_of(
+        d, n, mean, [&](V gv, V wv, V v) { return hn::Mul(hn::Mul(gv, wv), xhat(v)); }, g, w, x);
   } else {
-    sum_g = sum_of(d, n, T(0), [](V gv) { return gv; }, g);
-    sum_gx = sum_of(d, n, mean, [&](V gv, V v) { return hn::Mul(gv, xhat(v)); }, g, x);
+    sum_g = sum_of(
+        d, n, T(0), [](V gv) { return gv; }, g);
+    sum_gx = sum_of(
+        d, n, mean, [&](V gv, V v) { return hn::Mul(gv, xhat(v)); }, g, x);
   }
   const auto a = hn::Set(d, sum_g * inv_n), c = hn::Set(d, sum_gx * inv_n);
   const auto dx_of = [&](V gw, V v) { return hn::Mul(r, hn::NegMulAdd(xhat(v), c, hn::Sub(gw, a))); };
   if (w != nullptr) {
-    transform(d, dx, n, store, [&](V gv, V wv, V v) { return dx_of(hn::Mul(gv, wv), v); }, g, w, x);
+    transform(
+        d, dx, n, store, [&](V gv, V wv, V v) { return dx_of(hn::Mul(gv, wv), v); }, g, w, x);
   } else {
     transform(d, dx, n, store, dx_of, g, x);
   }
@@ -123,8 +140,8 @@ void forward_rows(const T* x, const T* w, const T* b, std::int64_t rows, std::in
 }
 
 template <typename T>
-void backward_rows(const T* g, const T* x, const T* w, const T* mean, const T* rstd, std::int64_t rows,
-                   std::int64_t n, T* dx, T* dw_sum, T* db_sum, Store store) {
+void backward_rows(const T* g, const T* x, const T* w, const T* mean, const T* rstd, std::int64_t rows, std::int64_t n,
+                   T* dx, T* dw_sum, T* db_sum, Store store) {
   for (std::int64_t r = 0; r < rows; ++r) {
     backward(g + r * n, x + r * n, w, mean[r], rstd[r], n, dx + r * n, dw_sum, db_sum, store);
   }
@@ -146,8 +163,7 @@ void LayerNormBackwardF32(const float* g, const float* x, const float* w, const 
   backward_rows(g, x, w, mean, rstd, rows, n, dx, dw_sum, db_sum, store);
 }
 void LayerNormBackwardF64(const double* g, const double* x, const double* w, const double* mean, const double* rstd,
-                          std::int64_t rows, std::int64_t n, double* dx, double* dw_sum, double* db_sum,
-                          Store store) {
+                          std::int64_t rows, std::int64_t n, double* dx, double* dw_sum, double* db_sum, Store store) {
   backward_rows(g, x, w, mean, rstd, rows, n, dx, dw_sum, db_sum, store);
 }
 

@@ -86,9 +86,8 @@ HWY_INLINE Vec<D> exp_unchecked(D d, Vec<D> x) {
     p = polynomial(d, r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
                    5.0000001201e-1);
   } else {  // Taylor series to degree 13: truncation below 1e-17 relative on |r| <= ln2 / 2
-    p = polynomial(d, r, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
-                   1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
-                   1.0 / 6.0, 0.5);
+    p = polynomial(d, r, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
+                   1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5);
   }
   const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, T(1)));
   Vec<D> s1, s2;
@@ -137,8 +136,8 @@ HWY_INLINE Vec<D> log(D d, Vec<D> x) {
   if constexpr (is_float) {
     p = polynomial(d, z, 1.0 / 9.0, 1.0 / 7.0, 1.0 / 5.0, 1.0 / 3.0);
   } else {  // |s| <= 0.1716, s^2 <= 0.0295
-    p = polynomial(d, z, 1.0 / 23.0, 1.0 / 21.0, 1.0 / 19.0, 1.0 / 17.0, 1.0 / 15.0, 1.0 / 13.0, 1.0 / 11.0,
-                   1.0 / 9.0, 1.0 / 7.0, 1.0 / 5.0, 1.0 / 3.0);
+    p = polynomial(d, z, 1.0 / 23.0, 1.0 / 21.0, 1.0 / 19.0, 1.0 / 17.0, 1.0 / 15.0, 1.0 / 13.0, 1.0 / 11.0, 1.0 / 9.0,
+                   1.0 / 7.0, 1.0 / 5.0, 1.0 / 3.0);
   }
   const auto two_s = hn::Add(s, s);
   const auto log_m = hn::MulAdd(hn::Mul(two_s, z), p, two_s);
@@ -160,14 +159,12 @@ HWY_INLINE Vec<D> tanh(D d, Vec<D> x) {
   const auto z = hn::Mul(x, x);
   Vec<D> small;
   if constexpr (is_float) {  // odd polynomial (Cephes tanhf)
-    const auto p = polynomial(d, z, -5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
-                              -3.33332819422e-1);
+    const auto p =
+        polynomial(d, z, -5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1);
     small = hn::MulAdd(hn::Mul(p, z), x, x);
   } else {  // Cephes' rational approximation
-    const auto pn = polynomial(d, z, -9.64399179425052238628e-1, -9.92877231001918586564e1,
-                               -1.61468768441708447952e3);
-    const auto qd = polynomial(d, z, 1.0, 1.12811678491632931402e2, 2.23548839060100448583e3,
-                               4.84406305325125486048e3);
+    const auto pn = polynomial(d, z, -9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3);
+    const auto qd = polynomial(d, z, 1.0, 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3);
     small = hn::MulAdd(hn::Mul(x, z), hn::Div(pn, qd), x);
   }
   // Large |x|: 1 - 2 / (e^{2|x|} + 1), saturated before e^{2|x|} overflows.

@@ -71,8 +71,8 @@ void softmax_rows(const double* x, double* y, std::int64_t rows, std::int64_t n,
 // dx from the forward output y and the incoming gradient.
 void softmax_backward_rows(const float* grad, const float* y, float* dx, std::int64_t rows, std::int64_t n, bool log,
                            Store store);
-void softmax_backward_rows(const double* grad, const double* y, double* dx, std::int64_t rows, std::int64_t n,
-                           bool log, Store store);
+void softmax_backward_rows(const double* grad, const double* y, double* dx, std::int64_t rows, std::int64_t n, bool log,
+                           Store store);
 
 // --- element-wise functions (contiguous runs) -------------------------------------------------------
 
@@ -82,8 +82,8 @@ void unary(UnaryFunction fn, const double* x, double* out, std::int64_t n, Store
 
 // out[k] = a[k] op b[k] for k < n; an operand flagged scalar is the one value *a or *b for every k.
 enum class BinaryFunction { add, subtract, multiply, divide };
-void binary(BinaryFunction fn, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
-            std::int64_t n, Store store);
+void binary(BinaryFunction fn, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, std::int64_t n,
+            Store store);
 void binary(BinaryFunction fn, const double* a, bool a_scalar, const double* b, bool b_scalar, double* out,
             std::int64_t n, Store store);
 

@@ -83,13 +83,16 @@ void forward(const T* x, T* y, std::int64_t len, bool log, Store store) {
   const T m = max_of(d, x, n);
   if (log) {
     const auto mv = hn::Set(d, m);
-    const T sum = sum_of(d, n, m, [&](V v) { return exp(d, hn::Sub(v, mv)); }, x);
+    const T sum = sum_of(
+        d, n, m, [&](V v) { return exp(d, hn::Sub(v, mv)); }, x);
     const auto shift = hn::Set(d, m + std::log(sum));
-    transform(d, y, n, store, [&](V v) { return hn::Sub(v, shift); }, x);
+    transform(
+        d, y, n, store, [&](V v) { return hn::Sub(v, shift); }, x);
   } else if (store == Store::streaming && n * sizeof(T) <= kScratchBytes) {
     HWY_ALIGN T scratch[kScratchBytes / sizeof(T)];
     const auto inv = hn::Set(d, T(1) / exp_and_sum(d, x, scratch, n, m));
-    transform(d, y, n, store, [&](V e) { return hn::Mul(e, inv); }, static_cast<const T*>(scratch));
+    transform(
+        d, y, n, store, [&](V e) { return hn::Mul(e, inv); }, static_cast<const T*>(scratch));
   } else {
     scale_in_place(d, y, n, T(1) / exp_and_sum(d, x, y, n, m));
   }
@@ -101,11 +104,15 @@ void backward(const T* g, const T* y, T* dx, std::int64_t len, bool log, Store s
   using V = Vec<decltype(d)>;
   const auto n = static_cast<size_t>(len);
   if (log) {  // dx = g - softmax * sum(g), softmax = exp(y)
-    const auto total = hn::Set(d, sum_of(d, n, T(0), [](V gv) { return gv; }, g));
-    transform(d, dx, n, store, [&](V gv, V yv) { return hn::NegMulAdd(exp(d, yv), total, gv); }, g, y);
+    const auto total = hn::Set(d, sum_of(
+                                      d, n, T(0), [](V gv) { return gv; }, g));
+    transform(
+        d, dx, n, store, [&](V gv, V yv) { return hn::NegMulAdd(exp(d, yv), total, gv); }, g, y);
   } else {  // dx = y * (g - sum(g * y))
-    const auto dot = hn::Set(d, sum_of(d, n, T(0), [](V gv, V yv) { return hn::Mul(gv, yv); }, g, y));
-    transform(d, dx, n, store, [&](V gv, V yv) { return hn::Mul(yv, hn::Sub(gv, dot)); }, g, y);
+    const auto dot = hn::Set(d, sum_of(
+                                    d, n, T(0), [](V gv, V yv) { return hn::Mul(gv, yv); }, g, y));
+    transform(
+        d, dx, n, store, [&](V gv, V yv) { return hn::Mul(yv, hn::Sub(gv, dot)); }, g, y);
   }
 }
 
@@ -178,8 +185,8 @@ void softmax_backward_rows(const float* grad, const float* y, float* dx, std::in
   ensure_target_selected();
   HWY_DYNAMIC_DISPATCH(SoftmaxBackwardF32)(grad, y, dx, rows, n, log, store);
 }
-void softmax_backward_rows(const double* grad, const double* y, double* dx, std::int64_t rows, std::int64_t n,
-                           bool log, Store store) {
+void softmax_backward_rows(const double* grad, const double* y, double* dx, std::int64_t rows, std::int64_t n, bool log,
+                           Store store) {
   ensure_target_selected();
   HWY_DYNAMIC_DISPATCH(SoftmaxBackwardF64)(grad, y, dx, rows, n, log, store);
 }

@@ -44,7 +44,7 @@ struct TargetName {
 // Best first; "scalar" is Highway's portable fallback (HWY_EMU128 or HWY_SCALAR, whichever is built).
 constexpr TargetName kTargetNames[] = {
 #if HWY_ARCH_X86
-    {HWY_AVX3_DL, "avx512_dl"}, {HWY_AVX3, "avx512"}, {HWY_AVX2, "avx2"}, {HWY_SSE4, "sse4"}, {HWY_SSSE3, "ssse3"},
+    {HWY_AVX3_DL, "avx512_dl"}, {HWY_AVX3, "avx512"},   {HWY_AVX2, "avx2"}, {HWY_SSE4, "sse4"}, {HWY_SSSE3, "ssse3"},
 #elif HWY_ARCH_ARM
     {HWY_SVE2_128, "sve2_128"}, {HWY_SVE_256, "sve_256"}, {HWY_SVE2, "sve2"}, {HWY_SVE, "sve"}, {HWY_NEON, "neon"},
 #endif

@@ -18,10 +18,22 @@ void apply(UnaryFunction fn, const T* x, T* out, std::int64_t len, Store store) 
   using V = Vec<decltype(d)>;
   const auto n = static_cast<size_t>(len);
   switch (fn) {
-    case UnaryFunction::exp: transform(d, out, n, store, [&](V v) { return exp(d, v); }, x); break;
-    case UnaryFunction::log: transform(d, out, n, store, [&](V v) { return log(d, v); }, x); break;
-    case UnaryFunction::tanh: transform(d, out, n, store, [&](V v) { return tanh(d, v); }, x); break;
-    case UnaryFunction::sigmoid: transform(d, out, n, store, [&](V v) { return sigmoid(d, v); }, x); break;
+    case UnaryFunction::exp:
+      transform(
+          d, out, n, store, [&](V v) { return exp(d, v); }, x);
+      break;
+    case UnaryFunction::log:
+      transform(
+          d, out, n, store, [&](V v) { return log(d, v); }, x);
+      break;
+    case UnaryFunction::tanh:
+      transform(
+          d, out, n, store, [&](V v) { return tanh(d, v); }, x);
+      break;
+    case UnaryFunction::sigmoid:
+      transform(
+          d, out, n, store, [&](V v) { return sigmoid(d, v); }, x);
+      break;
   }
   finish_stores(store);
 }
