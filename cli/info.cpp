@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "accelera/accelera.hpp"
+#include "accelera/cpu_features.hpp"
 #include "commands.hpp"
 
 namespace accelera::cli {
@@ -16,6 +17,7 @@ int run_info(const InfoOptions& options) {
   const auto backends = compiled_backends();
   const auto devs = devices();
   const Config& cfg = config();
+  const CpuSimdInfo simd = cpu_simd_info();
   if (options.json) {
     nlohmann::json j;
     j["version"] = ACCELERA_VERSION;
@@ -23,6 +25,7 @@ int run_info(const InfoOptions& options) {
     j["default_device"] = default_device().str();
     j["memory_threshold"] = cfg.memory_threshold;
     j["allow_tf32"] = allow_tf32();
+    j["cpu_simd"] = {{"compiled", simd.compiled}, {"supported", simd.supported}, {"active", simd.active}};
     j["absent_backends"] = nlohmann::json::object();
     for (DeviceKind kind : {DeviceKind::cuda, DeviceKind::opencl}) {
       if (auto reason = backend_absent_reason(kind); !reason.empty()) {
@@ -52,6 +55,8 @@ int run_info(const InfoOptions& options) {
     }
   }
   fmt::print("default device: {}\n", default_device().str());
+  fmt::print("CPU kernels: {} (compiled for {}; this CPU runs {}; ACCELERA_CPU_TARGET)\n", simd.active,
+             fmt::join(simd.compiled, ", "), fmt::join(simd.supported, ", "));
   fmt::print("TF32 for float32 matmul on CUDA: {} (ACCELERA_ALLOW_TF32)\n", allow_tf32() ? "allowed" : "off");
   fmt::print("devices:\n");
   for (const auto& d : devs) {

@@ -6,7 +6,7 @@ set -euo pipefail
 APT_PACKAGES=(
   g++ cmake ninja-build ccache pkg-config git
   libopenblas-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
-  libgtest-dev libbenchmark-dev
+  libgtest-dev libbenchmark-dev libhwy-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
 )
 PY_PACKAGES=("numpy>=2.1" "nanobind>=2.4" "scikit-build-core>=0.10" "pytest>=7" "hypothesis>=6")

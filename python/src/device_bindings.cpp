@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "accelera/accelera.hpp"
+#include "accelera/cpu_features.hpp"
 #include "bindings.hpp"
 
 namespace accelera::python {
@@ -98,6 +99,18 @@ void bind_devices(nb::module_& m) {
     }
     return std::make_pair(best_up, best_down);
   });
+  m.def(
+      "cpu_simd_info",
+      []() {
+        const CpuSimdInfo info = cpu_simd_info();
+        nb::dict d;
+        d["compiled"] = info.compiled;
+        d["supported"] = info.supported;
+        d["active"] = info.active;
+        return d;
+      },
+      "The vector instruction sets the CPU kernels were compiled for ('compiled'), those this CPU runs\n"
+      "('supported'), both best first, and the one in use ('active'; ACCELERA_CPU_TARGET can name a lesser one).");
   m.def("allow_tf32", &allow_tf32);
   m.def("set_allow_tf32", &set_allow_tf32, nb::arg("allow"));
   m.def("set_log_level", &set_log_level);

@@ -59,24 +59,13 @@ void run(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool c
           // Keys past nk (padding) and past the causal limit are invisible.
           const std::int64_t visible = std::clamp<std::int64_t>(causal ? q0 + i + mask.offset - k0 + 1 : nk, 0, nk);
           for (std::int64_t j = visible; j < kBlock; ++j) srow[j] = neg_inf;
-          T row_max = neg_inf;
-          int nan = 0;
-#pragma omp simd reduction(max : row_max) reduction(| : nan)
-          for (std::int64_t j = 0; j < kBlock; ++j) {
-            row_max = srow[j] > row_max ? srow[j] : row_max;
-            nan |= srow[j] != srow[j];
-          }
+          const T row_max = simd::max(srow, kBlock);  // nan when any score is nan
           // A nan score makes the row nan (output and lse), as the float64 definition does.
-          const T m_new = nan || w.m[i] != w.m[i] ? std::numeric_limits<T>::quiet_NaN() : std::max(w.m[i], row_max);
+          const T m_new = row_max != row_max || w.m[i] != w.m[i] ? std::numeric_limits<T>::quiet_NaN()
+                                                                 : std::max(w.m[i], row_max);
           if (m_new == neg_inf) continue;  // nothing visible yet: p is all zero
           const T alpha = vmath::exp(w.m[i] - m_new);
-          T sum = 0;
-#pragma omp simd reduction(+ : sum)
-          for (std::int64_t j = 0; j < kBlock; ++j) {
-            const T p = vmath::exp(srow[j] - m_new);
-            srow[j] = p;
-            sum += p;
-          }
+          const T sum = simd::exp_shifted_sum(srow, kBlock, m_new);  // p = exp(s - m_new), in place
           w.l[i] = w.l[i] * alpha + sum;
           w.m[i] = m_new;
           T* __restrict orow = w.o.data() + i * dp;
@@ -105,6 +94,7 @@ void run(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool c
 
 void attention_kernel(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal, const Tensor& out,
                       const Tensor& lse) {
+  simd::ensure_target_selected();  // may throw: before the parallel region
   dispatch_float(out.dtype(), "attention", [&](auto t) { run<decltype(t)>(q, k, v, scale, causal, out, lse); });
 }
 

@@ -156,6 +156,7 @@ void run(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v, 
 void attention_backward_kernel(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
                                const Tensor& out, const Tensor& lse, double scale, bool causal, const Tensor& dq,
                                const Tensor& dk, const Tensor& dv) {
+  simd::ensure_target_selected();  // may throw: before the parallel regions
   dispatch_float(dq.dtype(), "attention_backward",
                  [&](auto t) { run<decltype(t)>(grad, q, k, v, out, lse, scale, causal, dq, dk, dv); });
 }

@@ -2,13 +2,15 @@
 // Tile arithmetic shared by the CPU attention kernels (forward and backward).
 // Note [CPU attention tiles]: tiles are kBlock x kBlock score blocks; operands are copied into per-thread
 // scratch padded with zeros to kBlock rows and to a head dimension rounded up to one vector (Lanes<T>),
-// so every inner loop has a fixed trip count that the compiler turns into register-blocked vector code:
+// so every inner loop has a fixed trip count; the two products are register-blocked vector code (Highway):
 // kRows rows of accumulators, one vector of columns, one load feeding kRows FMAs. Memory per thread is
 // O(kBlock x head_dim) whatever the sequence lengths.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
+
+#include "backends/cpu/simd/simd_kernels.hpp"
 
 namespace accelera::cpu::attention_tiles {
 
@@ -38,54 +40,17 @@ void load_transposed(const T* src, std::int64_t count, std::int64_t d, std::int6
   }
 }
 
-// c (kBlock x kBlock) = a (kBlock x dp) @ bt (dp x kBlock) * alpha.
+// c (kBlock x kBlock) = a (kBlock x dp) @ bt (dp x kBlock) * alpha, vectorised for the CPU's instruction set
+// (backends/cpu/simd/attention_tiles.cpp).
 template <typename T>
 void gemm_abt(const T* a, const T* bt, std::int64_t dp, T alpha, T* c) {
-  constexpr std::int64_t W = Lanes<T>;
-  for (std::int64_t i = 0; i < kBlock; i += kRows) {
-    for (std::int64_t j = 0; j < kBlock; j += W) {
-      T acc[kRows][W] = {};
-      for (std::int64_t k = 0; k < dp; ++k) {
-        const T* b = bt + k * kBlock + j;
-        for (std::int64_t r = 0; r < kRows; ++r) {
-          const T av = a[(i + r) * dp + k];
-#pragma omp simd
-          for (std::int64_t w = 0; w < W; ++w) acc[r][w] += av * b[w];
-        }
-      }
-      for (std::int64_t r = 0; r < kRows; ++r) {
-#pragma omp simd
-        for (std::int64_t w = 0; w < W; ++w) c[(i + r) * kBlock + j + w] = acc[r][w] * alpha;
-      }
-    }
-  }
+  simd::tile_gemm_abt(a, bt, kBlock, dp, alpha, c);
 }
 
 // c (kBlock x dp) += p (kBlock x kBlock, row stride kBlock) @ b (kBlock x dp), over p's first `inner` columns.
 template <typename T>
 void gemm_ab_acc(const T* p, const T* b, std::int64_t inner, std::int64_t dp, T* c) {
-  constexpr std::int64_t W = Lanes<T>;
-  for (std::int64_t i = 0; i < kBlock; i += kRows) {
-    for (std::int64_t j = 0; j < dp; j += W) {
-      T acc[kRows][W];
-      for (std::int64_t r = 0; r < kRows; ++r) {
-#pragma omp simd
-        for (std::int64_t w = 0; w < W; ++w) acc[r][w] = c[(i + r) * dp + j + w];
-      }
-      for (std::int64_t k = 0; k < inner; ++k) {
-        const T* bv = b + k * dp + j;
-        for (std::int64_t r = 0; r < kRows; ++r) {
-          const T pv = p[(i + r) * kBlock + k];
-#pragma omp simd
-          for (std::int64_t w = 0; w < W; ++w) acc[r][w] += pv * bv[w];
-        }
-      }
-      for (std::int64_t r = 0; r < kRows; ++r) {
-#pragma omp simd
-        for (std::int64_t w = 0; w < W; ++w) c[(i + r) * dp + j + w] = acc[r][w];
-      }
-    }
-  }
+  simd::tile_gemm_ab_acc(p, b, kBlock, inner, dp, c);
 }
 
 // dst (kBlock x kBlock) = src^T.

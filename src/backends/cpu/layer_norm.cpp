@@ -1,13 +1,15 @@
-// LayerNorm over the last axis of (rows, n), forward and backward. Forward: a row's mean and variance
-// in two passes over the row (cache-resident), then one pass writing the output. Backward: dx per row;
-// dweight and dbias summed per thread and combined in thread order (deterministic for a thread count).
+// LayerNorm over the last axis of (rows, n), forward and backward, one row per call of the vectorised
+// kernels in backends/cpu/simd/. Forward: a row's mean and variance in two passes over the row
+// (cache-resident), then one pass writing the output. Backward: dx per row; dweight and dbias summed per
+// thread and combined in thread order (deterministic for a thread count).
 #include <omp.h>
 
-#include <cmath>
+#include <algorithm>
 #include <vector>
 
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/row_chunks.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 #include "ops/layer_norm.hpp"
 
 namespace accelera::cpu {
@@ -25,33 +27,12 @@ void forward(const Tensor& x, const Tensor& weight, const Tensor& bias, double e
   T* ys = out.data<T>();
   T* means = mean.data<T>();
   T* rstds = rstd.data<T>();
-  const T inv_n = T(1) / static_cast<T>(n);
-  for_each_row(rows, n, [&](std::int64_t r) {
-    const T* __restrict xr = xs + r * n;
-    T* __restrict y = ys + r * n;
-    T sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (std::int64_t k = 0; k < n; ++k) sum += xr[k];
-    const T mu = sum * inv_n;
-    T sq = 0;
-#pragma omp simd reduction(+ : sq)
-    for (std::int64_t k = 0; k < n; ++k) sq += (xr[k] - mu) * (xr[k] - mu);
-    const T rs = T(1) / std::sqrt(sq * inv_n + static_cast<T>(eps));
-    means[r] = mu;
-    rstds[r] = rs;
-    if (w != nullptr && b != nullptr) {
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) y[k] = (xr[k] - mu) * rs * w[k] + b[k];
-    } else if (w != nullptr) {
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) y[k] = (xr[k] - mu) * rs * w[k];
-    } else if (b != nullptr) {
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) y[k] = (xr[k] - mu) * rs + b[k];
-    } else {
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) y[k] = (xr[k] - mu) * rs;
-    }
+  const auto store = simd::store_for(static_cast<std::int64_t>(out.nbytes()));
+  const std::int64_t block = simd::rows_per_call(n, sizeof(T));
+  for_each_row((rows + block - 1) / block, block * n, [&](std::int64_t bk) {
+    const std::int64_t r = bk * block;
+    simd::layer_norm_rows(xs + r * n, w, b, std::min(block, rows - r), n, eps, ys + r * n, means + r, rstds + r,
+                          store);
   });
 }
 
@@ -70,7 +51,9 @@ void backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const T
   const int threads = parallel ? omp_get_max_threads() : 1;
   // Per-thread partial sums of g * xhat (dweight) and g (dbias).
   std::vector<std::vector<T>> dw_part(static_cast<std::size_t>(threads)), db_part(dw_part.size());
-  const T inv_n = T(1) / static_cast<T>(n);
+  const auto store = simd::store_for(static_cast<std::int64_t>(dx.nbytes()));
+  const std::int64_t block = simd::rows_per_call(n, sizeof(T));
+  const std::int64_t blocks = (rows + block - 1) / block;
 #pragma omp parallel num_threads(threads) if (parallel)
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
@@ -81,32 +64,10 @@ void backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const T
     T* __restrict pw = params ? dw_part[t].data() : nullptr;
     T* __restrict pb = params ? db_part[t].data() : nullptr;
 #pragma omp for schedule(static)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const T* __restrict g = gs + r * n;
-      const T* __restrict xr = xs + r * n;
-      T* __restrict d = dxs + r * n;
-      const T mu = means[r], rs = rstds[r];
-      T sum_g = 0, sum_gx = 0;  // of g * w and g * w * xhat
-#pragma omp simd reduction(+ : sum_g, sum_gx)
-      for (std::int64_t k = 0; k < n; ++k) {
-        const T gw = w != nullptr ? g[k] * w[k] : g[k];
-        sum_g += gw;
-        sum_gx += gw * (xr[k] - mu) * rs;
-      }
-      const T a = sum_g * inv_n, c = sum_gx * inv_n;
-#pragma omp simd
-      for (std::int64_t k = 0; k < n; ++k) {
-        const T xhat = (xr[k] - mu) * rs;
-        const T gw = w != nullptr ? g[k] * w[k] : g[k];
-        d[k] = rs * (gw - a - xhat * c);
-      }
-      if (params) {
-#pragma omp simd
-        for (std::int64_t k = 0; k < n; ++k) {
-          pw[k] += g[k] * (xr[k] - mu) * rs;
-          pb[k] += g[k];
-        }
-      }
+    for (std::int64_t bk = 0; bk < blocks; ++bk) {
+      const std::int64_t r = bk * block;
+      simd::layer_norm_backward_rows(gs + r * n, xs + r * n, w, means + r, rstds + r, std::min(block, rows - r), n,
+                                     dxs + r * n, pw, pb, store);
     }
   }
   if (!params) return;
@@ -128,12 +89,14 @@ void backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const T
 
 void layer_norm_kernel(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
                        const Tensor& mean, const Tensor& rstd) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_float(out.dtype(), "layer_norm",
                  [&](auto t) { forward<decltype(t)>(x, weight, bias, eps, out, mean, rstd); });
 }
 
 void layer_norm_backward_kernel(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& mean,
                                 const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) {
+  simd::ensure_target_selected();
   dispatch_float(dx.dtype(), "layer_norm_backward",
                  [&](auto t) { backward<decltype(t)>(grad, x, weight, mean, rstd, dx, dweight, dbias); });
 }

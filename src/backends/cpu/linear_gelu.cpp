@@ -9,8 +9,8 @@
 #include <climits>
 
 #include "backends/cpu/dispatch.hpp"
-#include "backends/cpu/gelu_math.hpp"
 #include "backends/cpu/row_chunks.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 #include "ops/linear_gelu.hpp"
 
 namespace accelera::cpu {
@@ -29,8 +29,8 @@ void gemm_xwt(std::int64_t m, std::int64_t n, std::int64_t k, const T* x, const 
   }
 }
 
-template <typename T, GeluApproximation A>
-void run(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& out) {
+template <typename T>
+void run(const Tensor& x, const Tensor& weight, const Tensor& bias, bool tanh_form, const Tensor& out) {
   const std::int64_t rows = x.dim(0), k = x.dim(1), n = weight.dim(0);
   ACC_CHECK(n <= INT_MAX && k <= INT_MAX, NotSupportedError,
             "linear_gelu: {} features in or {} out exceed 32-bit BLAS sizes", k, n);
@@ -43,16 +43,9 @@ void run(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor
     const std::int64_t mb = std::min(block, rows - r0);
     T* ob = os + r0 * n;
     gemm_xwt<T>(mb, n, k, xs + r0 * k, ws, ob);
+    const auto store = simd::store_for(mb * n * static_cast<std::int64_t>(sizeof(T)));
     for_each_row_run(mb, n, [&](std::int64_t pos, std::int64_t col, std::int64_t len) {
-      T* __restrict o = ob + pos;
-      if (bs != nullptr) {
-        const T* __restrict b = bs + col;
-#pragma omp simd
-        for (std::int64_t i = 0; i < len; ++i) o[i] = gelu_math::gelu(o[i] + b[i], A);
-      } else {
-#pragma omp simd
-        for (std::int64_t i = 0; i < len; ++i) o[i] = gelu_math::gelu(o[i], A);
-      }
+      simd::gelu(ob + pos, bs != nullptr ? bs + col : nullptr, ob + pos, len, tanh_form, store);
     });
   }
 }
@@ -61,13 +54,9 @@ void run(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor
 
 void linear_gelu_kernel(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApproximation approximation,
                         const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_float(out.dtype(), "linear_gelu", [&](auto t) {
-    using T = decltype(t);
-    if (approximation == GeluApproximation::tanh) {
-      run<T, GeluApproximation::tanh>(x, weight, bias, out);
-    } else {
-      run<T, GeluApproximation::none>(x, weight, bias, out);
-    }
+    run<decltype(t)>(x, weight, bias, approximation == GeluApproximation::tanh, out);
   });
 }
 

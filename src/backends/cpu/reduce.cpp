@@ -5,6 +5,7 @@
 // split across threads. When the innermost kept axis is the contiguous one (column reductions), whole
 // rows are accumulated into a buffer instead, so memory is read in order.
 // Float sums accumulate in double, integer sums in int64 (wrapping back on store as NumPy's do).
+// Contiguous float runs are reduced by the vectorised kernels of backends/cpu/simd/.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -13,6 +14,7 @@
 #include "backends/cpu/dispatch.hpp"
 #include "backends/common/reduce_axes.hpp"
 #include "backends/common/strided_loop.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 #include "ops/reduce.hpp"
 
 namespace accelera::cpu {
@@ -24,6 +26,7 @@ namespace {
 template <typename T>
 struct SumOp {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+  static constexpr bool kIsMax = false;
   static Acc init() { return Acc{0}; }
   static Acc step(Acc a, T v) { return a + static_cast<Acc>(v); }
   static Acc combine(Acc a, Acc b) { return a + b; }
@@ -41,6 +44,7 @@ struct MeanOp : SumOp<T> {
 template <typename T>
 struct MaxOp {
   using Acc = T;
+  static constexpr bool kIsMax = true;
   static Acc init() {
     if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
     return std::numeric_limits<T>::lowest();
@@ -54,6 +58,12 @@ struct MaxOp {
 template <typename Op, typename T>
 typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, typename Op::Acc acc) {
   using Acc = typename Op::Acc;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (stride == 1) {
+      if constexpr (Op::kIsMax) return Op::combine(acc, simd::max(p, len));
+      return acc + simd::sum(p, len);
+    }
+  }
   if (stride == 1) {
     Acc lanes[8];
     for (auto& l : lanes) l = Op::init();
@@ -164,14 +174,17 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
 }  // namespace
 
 void sum_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_arith(out.dtype(), "sum", [&](auto t) { run<SumOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 void mean_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_float(out.dtype(), "mean", [&](auto t) { run<MeanOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 void max_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_arith(out.dtype(), "max", [&](auto t) { run<MaxOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 

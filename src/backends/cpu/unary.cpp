@@ -1,10 +1,13 @@
 // Every unary element-wise function of ops/elementwise.hpp, generated from its one-line definition:
-// strided loops, with a vectorisable fast path for contiguous runs.
+// strided loops, with a vectorisable fast path for contiguous runs. Contiguous float runs of exp, log, tanh
+// and sigmoid go to the vectorised kernels of backends/cpu/simd/ (the same polynomials, dispatched at run
+// time; streaming stores for large outputs).
 #include <type_traits>
 
 #include "backends/common/strided_loop.hpp"
 #include "backends/cpu/dispatch.hpp"
 #include "backends/cpu/elementwise_math.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 #include "ops/elementwise.hpp"
 
 namespace accelera::cpu {
@@ -26,14 +29,34 @@ ACC_UNARY_FUNCTIONS(ACC_CPU_UNARY_FUNCTION)
 #undef ACC_CPU_UNARY_FUNCTION
 }  // namespace functions
 
+// The functions that have a vectorised kernel name it here.
+template <typename Fn>
+constexpr bool kHasSimd = false;
+template <typename Fn>
+constexpr simd::UnaryFunction kSimdFunction{};
+#define ACC_CPU_UNARY_SIMD(name)                   \
+  template <>                                      \
+  constexpr bool kHasSimd<functions::name> = true; \
+  template <>                                      \
+  constexpr simd::UnaryFunction kSimdFunction<functions::name> = simd::UnaryFunction::name;
+ACC_CPU_UNARY_SIMD(exp)
+ACC_CPU_UNARY_SIMD(log)
+ACC_CPU_UNARY_SIMD(tanh)
+ACC_CPU_UNARY_SIMD(sigmoid)
+#undef ACC_CPU_UNARY_SIMD
+
 template <typename Fn, typename T>
 void run(const Tensor& x, const Tensor& out) {
   const auto layout = make_layout<2>(out.shape(), {&out.strides(), &x.strides()});
   T* o_base = out.data<T>();
   const T* x_base = x.data<T>();
+  [[maybe_unused]] const auto store = simd::store_for(static_cast<std::int64_t>(out.nbytes()));
   parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
     T* __restrict o = o_base + off[0];
     const T* __restrict i = x_base + off[1];
+    if constexpr (kHasSimd<Fn> && std::is_floating_point_v<T>) {
+      if (st[0] == 1 && st[1] == 1) return simd::unary(kSimdFunction<Fn>, i, o, len, store);
+    }
     if (st[0] == 1 && st[1] == 1) {
 #pragma omp simd
       for (std::int64_t k = 0; k < len; ++k) o[k] = Fn::apply(i[k]);
@@ -45,6 +68,7 @@ void run(const Tensor& x, const Tensor& out) {
 
 template <typename Fn, ElementwiseKind Kind>
 void unary_kernel(const Tensor& x, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   if constexpr (Kind == ElementwiseKind::floating) {
     dispatch_float(out.dtype(), "unary", [&](auto t) { run<Fn, decltype(t)>(x, out); });
   } else {
@@ -55,7 +79,7 @@ void unary_kernel(const Tensor& x, const Tensor& out) {
 }  // namespace
 
 ACC_REGISTER_KERNELS {
-#define ACC_CPU_REGISTER_UNARY(name, kind, expression)                                                  \
+#define ACC_CPU_REGISTER_UNARY(name, kind, expression)                                                    \
   register_kernel(op::name, DeviceKind::cpu, elementwise_dtypes(ElementwiseKind::kind, dtypes::floating), \
                   &unary_kernel<functions::name, ElementwiseKind::kind>);
   ACC_UNARY_FUNCTIONS(ACC_CPU_REGISTER_UNARY)

@@ -165,7 +165,7 @@ inline double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 // underflows at 10.05). exp(-z^2) takes z^2 as an unevaluated sum hi + lo (an FMA gives lo), so the tail
 // keeps its relative accuracy instead of losing |z|^2 ulp to the rounding of z^2. erf(z) is 1 - erfc(z)
 // from 0.9 and its Taylor series to z^21 below (truncation under 2e-10 relative), which keeps relative
-// accuracy near 0. Float GELU specialises this form (Note [Float exact GELU] in gelu_math.hpp). Measured
+// accuracy near 0. Float GELU specialises this form (Note [Float exact GELU] in simd/gelu-inl.h). Measured
 // over every 7th float in [-10.5, 10.5] against libm's double erf/erfc: see the figures beside erf and
 // erfc below.
 

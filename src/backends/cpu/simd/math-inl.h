@@ -1,0 +1,192 @@
+// Vectorised exp, log, tanh and sigmoid for any Highway target, float and double (no include guard on
+// purpose: foreach_target.h includes this once per target). The polynomials are those of the scalar
+// forms the CPU backend used before (Cephes-style reductions; see the accuracy figures in
+// tests/cpp/test_simd_kernels.cpp): exp within 1.5 ulp, log, tanh and sigmoid within a few ulp; inf,
+// nan, zero and subnormals follow libm.
+#if defined(ACCELERA_SIMD_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACCELERA_SIMD_MATH_INL_H_
+#undef ACCELERA_SIMD_MATH_INL_H_
+#else
+#define ACCELERA_SIMD_MATH_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <limits>
+
+HWY_BEFORE_NAMESPACE();
+namespace accelera::cpu::simd::HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class D>
+using Vec = hn::Vec<D>;
+
+// Horner's scheme with the coefficients highest degree first.
+template <class D, typename... C>
+HWY_INLINE Vec<D> polynomial(D d, Vec<D> x, double c0, C... rest) {
+  using T = hn::TFromD<D>;
+  Vec<D> p = hn::Set(d, static_cast<T>(c0));
+  ((p = hn::MulAdd(p, x, hn::Set(d, static_cast<T>(rest)))), ...);
+  return p;
+}
+
+// The rounding error of a * a: a * a == hi + exact_square_low(a, hi) exactly (for |a| < 2^60). With a
+// fused multiply-add it is one instruction; without one (SSE4, the scalar fallback) Dekker's splitting.
+template <class D>
+HWY_INLINE Vec<D> exact_square_low(D d, Vec<D> a, Vec<D> hi) {
+#if HWY_NATIVE_FMA
+  (void)d;
+  return hn::MulSub(a, a, hi);
+#else
+  using T = hn::TFromD<D>;
+  constexpr T split = sizeof(T) == 4 ? T(4097) : T(134217729);  // 2^ceil(p/2) + 1
+  const auto c = hn::Mul(a, hn::Set(d, split));
+  const auto a_hi = hn::Sub(c, hn::Sub(c, a));
+  const auto a_lo = hn::Sub(a, a_hi);
+  const auto err = hn::Sub(hn::Mul(a_hi, a_hi), hi);
+  const auto cross = hn::Mul(hn::Add(a_hi, a_hi), a_lo);
+  return hn::Add(hn::Add(err, cross), hn::Mul(a_lo, a_lo));
+#endif
+}
+
+// 2^n for integral n (as a float vector) in [emin - mantissa bits, emax], as two factors whose product is
+// exact, so that results in the subnormal range stay exact.
+template <class D>
+HWY_INLINE void two_to_the(D d, Vec<D> n, Vec<D>& s1, Vec<D>& s2) {
+  using T = hn::TFromD<D>;
+  const hn::RebindToSigned<D> di;
+  constexpr int mantissa = sizeof(T) == 4 ? 23 : 52;
+  const auto bias = hn::Set(di, sizeof(T) == 4 ? 127 : 1023);
+  const auto ni = hn::ConvertTo(di, n);
+  const auto n1 = hn::ShiftRight<1>(ni);
+  s1 = hn::BitCast(d, hn::ShiftLeft<mantissa>(hn::Add(n1, bias)));
+  s2 = hn::BitCast(d, hn::ShiftLeft<mantissa>(hn::Add(hn::Sub(ni, n1), bias)));
+}
+
+// exp without its special cases: x is clamped to [-104, 89] (float; [-746, 710] double), so results past
+// the overflow threshold come out as +inf from the scaling and those past underflow as 0 or the smallest
+// subnormal; a nan input gives an unspecified number. For callers that select nan themselves.
+template <class D>
+HWY_INLINE Vec<D> exp_unchecked(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  constexpr T lo_clamp = is_float ? T(-104) : T(-746), hi_clamp = is_float ? T(89) : T(710);
+  constexpr T log2e = T(1.4426950408889634);
+  // ln 2 in two parts: n * ln2_hi is exact.
+  constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
+  constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
+  constexpr T round = is_float ? T(12582912.0f) : T(6755399441055744.0);  // 1.5 * 2^mantissa
+  const auto xc = hn::Min(hn::Max(x, hn::Set(d, lo_clamp)), hn::Set(d, hi_clamp));
+  const auto rnd = hn::Set(d, round);
+  const auto n = hn::Sub(hn::MulAdd(xc, hn::Set(d, log2e), rnd), rnd);
+  const auto r = hn::NegMulAdd(n, hn::Set(d, ln2_lo), hn::NegMulAdd(n, hn::Set(d, ln2_hi), xc));
+  Vec<D> p;
+  if constexpr (is_float) {
+    p = polynomial(d, r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+                   5.0000001201e-1);
+  } else {  // Taylor series to degree 13: truncation below 1e-17 relative on |r| <= ln2 / 2
+    p = polynomial(d, r, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
+                   1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5);
+  }
+  const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, T(1)));
+  Vec<D> s1, s2;
+  two_to_the(d, n, s1, s2);
+  return hn::Mul(hn::Mul(y, s1), s2);
+}
+
+template <class D>
+HWY_INLINE Vec<D> exp(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  constexpr T overflow = is_float ? T(88.72283935546875f) : T(709.782712893383973);
+  constexpr T underflow = is_float ? T(-103.972084045410f) : T(-745.133219101941217);
+  auto out = exp_unchecked(d, x);
+  out = hn::IfThenElse(hn::Gt(x, hn::Set(d, overflow)), hn::Set(d, std::numeric_limits<T>::infinity()), out);
+  out = hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, underflow)), out);
+  return hn::IfThenElse(hn::IsNaN(x), x, out);
+}
+
+template <class D>
+HWY_INLINE Vec<D> log(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  const hn::RebindToSigned<D> di;
+  using I = hn::TFromD<decltype(di)>;
+  constexpr int mantissa = is_float ? 23 : 52;
+  constexpr T smallest_normal = std::numeric_limits<T>::min();
+  constexpr T subnormal_scale = is_float ? T(8388608.0f) : T(4503599627370496.0);  // 2^mantissa
+  constexpr I mantissa_mask = (I(1) << mantissa) - 1;
+  constexpr I exponent_of_one = is_float ? I(0x3f800000) : I(0x3ff0000000000000LL);
+  const auto sub = hn::Lt(x, hn::Set(d, smallest_normal));
+  const auto xs = hn::IfThenElse(sub, hn::Mul(x, hn::Set(d, subnormal_scale)), x);
+  const auto bits = hn::BitCast(di, xs);
+  const auto biased = hn::And(hn::ShiftRight<mantissa>(bits), hn::Set(di, is_float ? I(0xff) : I(0x7ff)));
+  const auto e_int = hn::Sub(biased, hn::Set(di, is_float ? I(127) : I(1023)));
+  auto m = hn::BitCast(d, hn::Or(hn::And(bits, hn::Set(di, mantissa_mask)), hn::Set(di, exponent_of_one)));
+  const auto big = hn::Gt(m, hn::Set(d, T(1.4142135623730951)));  // m in [sqrt(2)/2, sqrt(2))
+  m = hn::IfThenElse(big, hn::Mul(m, hn::Set(d, T(0.5))), m);
+  auto e = hn::ConvertTo(d, e_int);
+  e = hn::Add(e, hn::IfThenElseZero(big, hn::Set(d, T(1))));
+  e = hn::Sub(e, hn::IfThenElseZero(sub, hn::Set(d, T(mantissa))));
+  const auto f = hn::Sub(m, hn::Set(d, T(1)));
+  const auto s = hn::Div(f, hn::Add(hn::Set(d, T(2)), f));
+  const auto z = hn::Mul(s, s);
+  Vec<D> p;
+  if constexpr (is_float) {
+    p = polynomial(d, z, 1.0 / 9.0, 1.0 / 7.0, 1.0 / 5.0, 1.0 / 3.0);
+  } else {  // |s| <= 0.1716, s^2 <= 0.0295
+    p = polynomial(d, z, 1.0 / 23.0, 1.0 / 21.0, 1.0 / 19.0, 1.0 / 17.0, 1.0 / 15.0, 1.0 / 13.0, 1.0 / 11.0, 1.0 / 9.0,
+                   1.0 / 7.0, 1.0 / 5.0, 1.0 / 3.0);
+  }
+  const auto two_s = hn::Add(s, s);
+  const auto log_m = hn::MulAdd(hn::Mul(two_s, z), p, two_s);
+  constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
+  constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
+  auto out = hn::MulAdd(e, hn::Set(d, ln2_hi), hn::MulAdd(e, hn::Set(d, ln2_lo), log_m));
+  const auto inf = hn::Set(d, std::numeric_limits<T>::infinity());
+  out = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Neg(inf), out);
+  out = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Set(d, std::numeric_limits<T>::quiet_NaN()), out);
+  out = hn::IfThenElse(hn::Eq(x, inf), x, out);
+  return hn::IfThenElse(hn::IsNaN(x), x, out);
+}
+
+template <class D>
+HWY_INLINE Vec<D> tanh(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  const auto a = hn::Abs(x);
+  const auto z = hn::Mul(x, x);
+  Vec<D> small;
+  if constexpr (is_float) {  // odd polynomial (Cephes tanhf)
+    const auto p =
+        polynomial(d, z, -5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1);
+    small = hn::MulAdd(hn::Mul(p, z), x, x);
+  } else {  // Cephes' rational approximation
+    const auto pn = polynomial(d, z, -9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3);
+    const auto qd = polynomial(d, z, 1.0, 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3);
+    small = hn::MulAdd(hn::Mul(x, z), hn::Div(pn, qd), x);
+  }
+  // Large |x|: 1 - 2 / (e^{2|x|} + 1), saturated before e^{2|x|} overflows.
+  const auto capped = hn::Min(a, hn::Set(d, is_float ? T(44) : T(40)));
+  const auto e = exp(d, hn::Add(capped, capped));
+  const auto t = hn::Sub(hn::Set(d, T(1)), hn::Div(hn::Set(d, T(2)), hn::Add(e, hn::Set(d, T(1)))));
+  const auto large = hn::CopySign(t, x);
+  const auto out = hn::IfThenElse(hn::Lt(a, hn::Set(d, T(0.625))), small, large);
+  return hn::IfThenElse(hn::IsNaN(x), x, out);
+}
+
+// 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, so that e never overflows and results down to
+// the subnormal range keep their accuracy.
+template <class D>
+HWY_INLINE Vec<D> sigmoid(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  const auto one = hn::Set(d, T(1));
+  const auto e = exp(d, hn::Neg(hn::Abs(x)));
+  return hn::Div(hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one), hn::Add(one, e));
+}
+
+}  // namespace accelera::cpu::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // ACCELERA_SIMD_MATH_INL_H_

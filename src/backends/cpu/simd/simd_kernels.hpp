@@ -1,0 +1,113 @@
+#pragma once
+// The CPU backend's vectorised kernels: plain C++ entry points on raw pointers, each compiled by Highway
+// for every instruction set of the architecture and dispatched at run time to the best one that the CPU
+// supports and ACCELERA_CPU_TARGET allows (Note [SIMD dispatch] in targets.cpp). Each call handles one
+// contiguous run or block of rows; the callers in kernels/ own the threading.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace accelera::cpu::simd {
+
+// --- targets ----------------------------------------------------------------------------------------
+
+// Restricts dispatch to `name` and the targets below it: "best" (no restriction), "avx512", "avx2",
+// "sse4", "scalar" on x86; "sve2", "sve", "neon", "scalar" on Arm. Throws ValueError for other names.
+// ACCELERA_CPU_TARGET is applied the same way before the first kernel runs.
+void select_target(std::string_view name);
+// Names (as select_target takes them) of the targets compiled into this build, best first.
+std::vector<std::string> compiled_target_names();
+// Those that this CPU can run, best first (unaffected by select_target).
+std::vector<std::string> supported_target_names();
+// The target the kernels run on now.
+std::string active_target_name();
+// Applies ACCELERA_CPU_TARGET once (ValueError for a bad name). Every entry point below calls it, but the
+// kernels call it first, outside their parallel regions: an exception must not leave an OpenMP region.
+void ensure_target_selected();
+
+// --- stores -----------------------------------------------------------------------------------------
+
+// Where results go: through the cache, or straight to memory with non-temporal stores, which spares the
+// read of every output line that an ordinary store makes (Note [Streaming stores] in targets.cpp).
+enum class Store { cached, streaming };
+Store store_for(std::int64_t output_bytes);
+
+// --- GELU -------------------------------------------------------------------------------------------
+
+// out[k] = gelu(x[k] + bias[k]) for k < n (bias may be null; out may be x).
+void gelu(const float* x, const float* bias, float* out, std::int64_t n, bool tanh_form, Store store);
+void gelu(const double* x, const double* bias, double* out, std::int64_t n, bool tanh_form, Store store);
+// dx[k] = grad[k] * gelu'(x[k]).
+void gelu_backward(const float* grad, const float* x, float* dx, std::int64_t n, bool tanh_form, Store store);
+void gelu_backward(const double* grad, const double* x, double* dx, std::int64_t n, bool tanh_form, Store store);
+
+// --- LayerNorm and softmax on `rows` contiguous rows of n ----------------------------------------
+// A call takes a block of rows so that its fixed costs (dispatch, the fence after streaming stores) are
+// shared; callers hand each thread blocks of about 64 KiB.
+
+// Rows per call for rows of n elements of `item_bytes` each: about 64 KiB, at least one row.
+inline std::int64_t rows_per_call(std::int64_t n, std::int64_t item_bytes) {
+  const std::int64_t row_bytes = n * item_bytes;
+  return row_bytes >= (std::int64_t{64} << 10) ? 1 : (std::int64_t{64} << 10) / (row_bytes > 0 ? row_bytes : 1);
+}
+
+// y = (x - mean) * rstd * weight + bias (weight, bias may be null); writes each row's mean and rstd.
+void layer_norm_rows(const float* x, const float* weight, const float* bias, std::int64_t rows, std::int64_t n,
+                     double eps, float* y, float* mean, float* rstd, Store store);
+void layer_norm_rows(const double* x, const double* weight, const double* bias, std::int64_t rows, std::int64_t n,
+                     double eps, double* y, double* mean, double* rstd, Store store);
+// dx of each row from the forward pass's mean and rstd; when dweight_sum is not null (then neither is
+// dbias_sum), adds grad * xhat of every row to it and grad to dbias_sum.
+void layer_norm_backward_rows(const float* grad, const float* x, const float* weight, const float* mean,
+                              const float* rstd, std::int64_t rows, std::int64_t n, float* dx, float* dweight_sum,
+                              float* dbias_sum, Store store);
+void layer_norm_backward_rows(const double* grad, const double* x, const double* weight, const double* mean,
+                              const double* rstd, std::int64_t rows, std::int64_t n, double* dx, double* dweight_sum,
+                              double* dbias_sum, Store store);
+
+void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t n, bool log, Store store);
+void softmax_rows(const double* x, double* y, std::int64_t rows, std::int64_t n, bool log, Store store);
+// dx from the forward output y and the incoming gradient.
+void softmax_backward_rows(const float* grad, const float* y, float* dx, std::int64_t rows, std::int64_t n, bool log,
+                           Store store);
+void softmax_backward_rows(const double* grad, const double* y, double* dx, std::int64_t rows, std::int64_t n, bool log,
+                           Store store);
+
+// --- element-wise functions (contiguous runs) -------------------------------------------------------
+
+enum class UnaryFunction { exp, log, tanh, sigmoid };
+void unary(UnaryFunction fn, const float* x, float* out, std::int64_t n, Store store);
+void unary(UnaryFunction fn, const double* x, double* out, std::int64_t n, Store store);
+
+// out[k] = a[k] op b[k] for k < n; an operand flagged scalar is the one value *a or *b for every k.
+enum class BinaryFunction { add, subtract, multiply, divide };
+void binary(BinaryFunction fn, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, std::int64_t n,
+            Store store);
+void binary(BinaryFunction fn, const double* a, bool a_scalar, const double* b, bool b_scalar, double* out,
+            std::int64_t n, Store store);
+
+// --- reductions (contiguous runs) -------------------------------------------------------------------
+
+// Sums accumulate in double. max returns the first nan of the run if there is one, and -inf for n == 0.
+double sum(const float* x, std::int64_t n);
+double sum(const double* x, std::int64_t n);
+float max(const float* x, std::int64_t n);
+double max(const double* x, std::int64_t n);
+
+// --- attention tiles (kernels/attention_tiles.hpp) --------------------------------------------------
+// Called inside parallel regions: the attention kernels call ensure_target_selected() before them.
+
+// x[k] = exp(x[k] - shift) for k < n; returns the sum (the online softmax of a score row).
+float exp_shifted_sum(float* x, std::int64_t n, float shift);
+double exp_shifted_sum(double* x, std::int64_t n, double shift);
+// c (block x block) = a (block x dp) @ bt (dp x block) * alpha; block and dp multiples of 64 bytes / T.
+void tile_gemm_abt(const float* a, const float* bt, std::int64_t block, std::int64_t dp, float alpha, float* c);
+void tile_gemm_abt(const double* a, const double* bt, std::int64_t block, std::int64_t dp, double alpha, double* c);
+// c (block x dp) += p (block x block) @ b (block x dp), over p's first `inner` columns.
+void tile_gemm_ab_acc(const float* p, const float* b, std::int64_t block, std::int64_t inner, std::int64_t dp,
+                      float* c);
+void tile_gemm_ab_acc(const double* p, const double* b, std::int64_t block, std::int64_t inner, std::int64_t dp,
+                      double* c);
+
+}  // namespace accelera::cpu::simd

@@ -1,0 +1,195 @@
+// Softmax and log-softmax over one row, forward and backward, for every Highway target (Note [SIMD
+// dispatch] in targets.cpp). Forward: the row's max, then exp(x - max) and its sum, then the output. With
+// streaming stores (Note [Streaming stores]) softmax keeps the exponentials of rows up to kScratchBytes in
+// a stack buffer, so that the output is written once, straight to memory; longer rows are normalised in
+// place through the cache. Log-softmax needs no buffer: its output is x - (max + log(sum)).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/simd/softmax.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <cmath>
+#include <limits>
+
+#include "backends/cpu/simd/loops-inl.h"
+#include "backends/cpu/simd/math-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace accelera::cpu::simd::HWY_NAMESPACE {
+namespace {
+
+constexpr size_t kScratchBytes = 32 * 1024;  // L1-sized
+
+template <class D>
+hn::TFromD<D> max_of(D d, const hn::TFromD<D>* x, size_t n) {
+  using T = hn::TFromD<D>;
+  const size_t lanes = hn::Lanes(d);
+  const T lowest = -std::numeric_limits<T>::infinity();
+  auto m0 = hn::Set(d, lowest), m1 = m0, m2 = m0, m3 = m0;
+  size_t k = 0;
+  for (; k + 4 * lanes <= n; k += 4 * lanes) {
+    m0 = hn::Max(m0, hn::LoadU(d, x + k));
+    m1 = hn::Max(m1, hn::LoadU(d, x + k + lanes));
+    m2 = hn::Max(m2, hn::LoadU(d, x + k + 2 * lanes));
+    m3 = hn::Max(m3, hn::LoadU(d, x + k + 3 * lanes));
+  }
+  for (; k + lanes <= n; k += lanes) m0 = hn::Max(m0, hn::LoadU(d, x + k));
+  if (k < n) m1 = hn::Max(m1, load_partial(d, x + k, n - k, lowest));
+  return hn::GetLane(hn::MaxOfLanes(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3))));
+}
+
+// e[k] = exp(x[k] - m); returns the sum of e. e may be x (in place).
+template <class D>
+hn::TFromD<D> exp_and_sum(D d, const hn::TFromD<D>* x, hn::TFromD<D>* e, size_t n, hn::TFromD<D> m) {
+  const size_t lanes = hn::Lanes(d);
+  const auto mv = hn::Set(d, m);
+  auto s0 = hn::Zero(d), s1 = hn::Zero(d);
+  size_t k = 0;
+  for (; k + 2 * lanes <= n; k += 2 * lanes) {
+    const auto e0 = exp(d, hn::Sub(hn::LoadU(d, x + k), mv));
+    const auto e1 = exp(d, hn::Sub(hn::LoadU(d, x + k + lanes), mv));
+    hn::StoreU(e0, d, e + k);
+    hn::StoreU(e1, d, e + k + lanes);
+    s0 = hn::Add(s0, e0);
+    s1 = hn::Add(s1, e1);
+  }
+  for (; k + lanes <= n; k += lanes) {
+    const auto e0 = exp(d, hn::Sub(hn::LoadU(d, x + k), mv));
+    hn::StoreU(e0, d, e + k);
+    s0 = hn::Add(s0, e0);
+  }
+  if (k < n) {
+    const auto e0 = hn::IfThenElseZero(hn::FirstN(d, n - k), exp(d, hn::Sub(load_partial(d, x + k, n - k), mv)));
+    store_partial(d, e0, e + k, n - k);
+    s1 = hn::Add(s1, e0);
+  }
+  return hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
+}
+
+template <class D>
+void scale_in_place(D d, hn::TFromD<D>* y, size_t n, hn::TFromD<D> factor) {
+  const size_t lanes = hn::Lanes(d);
+  const auto f = hn::Set(d, factor);
+  size_t k = 0;
+  for (; k + lanes <= n; k += lanes) hn::StoreU(hn::Mul(hn::LoadU(d, y + k), f), d, y + k);
+  for (; k < n; ++k) y[k] *= factor;
+}
+
+template <typename T>
+void forward(const T* x, T* y, std::int64_t len, bool log, Store store) {
+  const hn::ScalableTag<T> d;
+  using V = Vec<decltype(d)>;
+  const auto n = static_cast<size_t>(len);
+  const T m = max_of(d, x, n);
+  if (log) {
+    const auto mv = hn::Set(d, m);
+    const T sum = sum_of(
+        d, n, m, [&](V v) { return exp(d, hn::Sub(v, mv)); }, x);
+    const auto shift = hn::Set(d, m + std::log(sum));
+    transform(
+        d, y, n, store, [&](V v) { return hn::Sub(v, shift); }, x);
+  } else if (store == Store::streaming && n * sizeof(T) <= kScratchBytes) {
+    HWY_ALIGN T scratch[kScratchBytes / sizeof(T)];
+    const auto inv = hn::Set(d, T(1) / exp_and_sum(d, x, scratch, n, m));
+    transform(
+        d, y, n, store, [&](V e) { return hn::Mul(e, inv); }, static_cast<const T*>(scratch));
+  } else {
+    scale_in_place(d, y, n, T(1) / exp_and_sum(d, x, y, n, m));
+  }
+}
+
+template <typename T>
+void backward(const T* g, const T* y, T* dx, std::int64_t len, bool log, Store store) {
+  const hn::ScalableTag<T> d;
+  using V = Vec<decltype(d)>;
+  const auto n = static_cast<size_t>(len);
+  if (log) {  // dx = g - softmax * sum(g), softmax = exp(y)
+    const auto total = hn::Set(d, sum_of(
+                                      d, n, T(0), [](V gv) { return gv; }, g));
+    transform(
+        d, dx, n, store, [&](V gv, V yv) { return hn::NegMulAdd(exp(d, yv), total, gv); }, g, y);
+  } else {  // dx = y * (g - sum(g * y))
+    const auto dot = hn::Set(d, sum_of(
+                                    d, n, T(0), [](V gv, V yv) { return hn::Mul(gv, yv); }, g, y));
+    transform(
+        d, dx, n, store, [&](V gv, V yv) { return hn::Mul(yv, hn::Sub(gv, dot)); }, g, y);
+  }
+}
+
+template <typename T>
+void forward_rows(const T* x, T* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  for (std::int64_t r = 0; r < rows; ++r) forward(x + r * n, y + r * n, n, log, store);
+  finish_stores(store);
+}
+
+template <typename T>
+void backward_rows(const T* g, const T* y, T* dx, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  for (std::int64_t r = 0; r < rows; ++r) backward(g + r * n, y + r * n, dx + r * n, n, log, store);
+  finish_stores(store);
+}
+
+}  // namespace
+
+float ExpShiftedSumF32(float* x, std::int64_t n, float shift) {
+  return exp_and_sum(hn::ScalableTag<float>(), x, x, static_cast<size_t>(n), shift);
+}
+double ExpShiftedSumF64(double* x, std::int64_t n, double shift) {
+  return exp_and_sum(hn::ScalableTag<double>(), x, x, static_cast<size_t>(n), shift);
+}
+
+void SoftmaxF32(const float* x, float* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  forward_rows(x, y, rows, n, log, store);
+}
+void SoftmaxF64(const double* x, double* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  forward_rows(x, y, rows, n, log, store);
+}
+void SoftmaxBackwardF32(const float* g, const float* y, float* dx, std::int64_t rows, std::int64_t n, bool log,
+                        Store store) {
+  backward_rows(g, y, dx, rows, n, log, store);
+}
+void SoftmaxBackwardF64(const double* g, const double* y, double* dx, std::int64_t rows, std::int64_t n, bool log,
+                        Store store) {
+  backward_rows(g, y, dx, rows, n, log, store);
+}
+
+}  // namespace accelera::cpu::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace accelera::cpu::simd {
+
+HWY_EXPORT(ExpShiftedSumF32);
+HWY_EXPORT(ExpShiftedSumF64);
+HWY_EXPORT(SoftmaxF32);
+HWY_EXPORT(SoftmaxF64);
+HWY_EXPORT(SoftmaxBackwardF32);
+HWY_EXPORT(SoftmaxBackwardF64);
+
+float exp_shifted_sum(float* x, std::int64_t n, float shift) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftedSumF32)(x, n, shift);
+}
+double exp_shifted_sum(double* x, std::int64_t n, double shift) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftedSumF64)(x, n, shift);
+}
+
+void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  ensure_target_selected();
+  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, y, rows, n, log, store);
+}
+void softmax_rows(const double* x, double* y, std::int64_t rows, std::int64_t n, bool log, Store store) {
+  ensure_target_selected();
+  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, y, rows, n, log, store);
+}
+void softmax_backward_rows(const float* grad, const float* y, float* dx, std::int64_t rows, std::int64_t n, bool log,
+                           Store store) {
+  ensure_target_selected();
+  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardF32)(grad, y, dx, rows, n, log, store);
+}
+void softmax_backward_rows(const double* grad, const double* y, double* dx, std::int64_t rows, std::int64_t n, bool log,
+                           Store store) {
+  ensure_target_selected();
+  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardF64)(grad, y, dx, rows, n, log, store);
+}
+
+}  // namespace accelera::cpu::simd
+#endif  // HWY_ONCE
