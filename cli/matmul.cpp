@@ -1,6 +1,8 @@
 // accelera matmul a.npy b.npy -o c.npy: C = A @ B streamed from and to disk through a device.
 #include <fmt/format.h>
 
+#include <iostream>
+
 #include "accelera/accelera.hpp"
 #include "commands.hpp"
 #include "accelera/core/size.hpp"
@@ -17,9 +19,23 @@ void print_run(const RunStats& run) {
   for (const auto& line : run.fallback_log) fmt::print("  fallback: {}\n", line);
 }
 
+namespace {
+
+std::unique_ptr<MappedNpy> open_input(const std::string& path) {
+  auto input = MappedNpy::open(path);
+  if (input->trailing_bytes() > 0) {
+    // numpy.load ignores them too; they may be a sign of a damaged file, so say so.
+    std::cerr << fmt::format("accelera: warning: {} has {} bytes after its data; they are ignored\n", path,
+                             input->trailing_bytes());
+  }
+  return input;
+}
+
+}  // namespace
+
 int run_matmul(const MatmulOptions& options) {
-  const auto a = MappedNpy::open(options.a);
-  const auto b = MappedNpy::open(options.b);
+  const auto a = open_input(options.a);
+  const auto b = open_input(options.b);
   const Tensor& ta = a->tensor();
   const Tensor& tb = b->tensor();
   ACC_CHECK(ta.shape()[1] == tb.shape()[0], ShapeError, "{} is {} and {} is {}: A's columns must equal B's rows",
