@@ -34,6 +34,7 @@ std::unique_ptr<MappedNpy> MappedNpy::open(const std::string& path) {
   struct stat st {};
   ACC_CHECK(::fstat(f->m_fd, &st) == 0, ValueError, "cannot stat {}: {}", path, std::strerror(errno));
   ACC_CHECK(S_ISREG(st.st_mode), ValueError, "{} is not a regular file", path);
+  f->m_identity = {path, {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}};
   ACC_CHECK(st.st_size > 0, ValueError, "{} is not a .npy file (it is empty)", path);
   f->m_map_bytes = static_cast<std::size_t>(st.st_size);
   f->m_map = ::mmap(nullptr, f->m_map_bytes, PROT_READ, MAP_SHARED, f->m_fd, 0);
@@ -58,23 +59,23 @@ std::unique_ptr<MappedNpy> MappedNpy::open(const std::string& path) {
   return f;
 }
 
-std::unique_ptr<MappedNpy> MappedNpy::create(const std::string& path, std::int64_t rows, std::int64_t cols,
-                                             DType dtype) {
+std::unique_ptr<MappedNpy> MappedNpy::create(const std::string& path, std::int64_t rows, std::int64_t cols, DType dtype,
+                                             std::initializer_list<const MappedNpy*> inputs) {
   ACC_CHECK(rows >= 0 && cols >= 0, ShapeError, "an output of shape ({}, {}) cannot be written", rows, cols);
   const NpyHeader header{dtype, false, {rows, cols}};
   const std::string prefix = npy_file_prefix(header);
   const std::size_t data_bytes = npy_data_bytes(header, path);  // below 2^63: the sum cannot overflow
+  std::vector<InputFile> input_files;
+  for (const MappedNpy* input : inputs) input_files.push_back(input->identity());
+
   std::unique_ptr<MappedNpy> f(new MappedNpy());
   f->m_path = path;
+  f->m_output = OutputFile::create(path, prefix.size() + data_bytes, std::move(input_files));
   f->m_map_bytes = prefix.size() + data_bytes;
-  f->m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  ACC_CHECK(f->m_fd >= 0, ValueError, "cannot create {}: {}", path, std::strerror(errno));
-  ACC_CHECK(::ftruncate(f->m_fd, static_cast<off_t>(f->m_map_bytes)) == 0, ValueError, "cannot size {}: {}", path,
-            std::strerror(errno));
-  f->m_map = ::mmap(nullptr, f->m_map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f->m_fd, 0);
+  f->m_map = ::mmap(nullptr, f->m_map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f->m_output->fd(), 0);
   if (f->m_map == MAP_FAILED) {
     f->m_map = nullptr;
-    throw ValueError(fmt::format("cannot map {}: {}", path, std::strerror(errno)));
+    throw ValueError(fmt::format("cannot map the output {}: {}", f->m_output->temporary_path(), std::strerror(errno)));
   }
   auto* bytes = static_cast<char*>(f->m_map);
   std::memcpy(bytes, prefix.data(), prefix.size());
@@ -84,15 +85,18 @@ std::unique_ptr<MappedNpy> MappedNpy::create(const std::string& path, std::int64
   return f;
 }
 
-void MappedNpy::flush() {
-  ACC_CHECK(::msync(m_map, m_map_bytes, MS_SYNC) == 0, ValueError, "cannot write the result to disk: {}",
+void MappedNpy::commit() {
+  ACC_ASSERT(m_output != nullptr, "{} is an input: it cannot be committed", m_path);
+  ACC_CHECK(::msync(m_map, m_map_bytes, MS_SYNC) == 0, ValueError, "cannot write the output {} to disk: {}", m_path,
             std::strerror(errno));
+  m_output->commit();
 }
 
 MappedNpy::~MappedNpy() {
   m_tensor = Tensor();
   if (m_map != nullptr) ::munmap(m_map, m_map_bytes);
   if (m_fd >= 0) ::close(m_fd);
+  // m_output, destroyed after this body, removes an uncommitted temporary.
 }
 
 }  // namespace accelera::cli
