@@ -28,6 +28,29 @@ const CLI::Validator kSize(
     },
     "SIZE");
 
+// A chunking strategy, checked by the library's own parser: its names, its message.
+const CLI::Validator kStrategy(
+    [](std::string& text) -> std::string {
+      try {
+        parse_chunking_strategy(text);
+      } catch (const ValueError& error) {
+        return error.what();
+      }
+      return {};
+    },
+    "STRATEGY");
+
+// "Output tiles: row, tile or adaptive (default)", from the library's list of strategies.
+std::string strategy_help(std::string_view fallback) {
+  std::string help = "Output tiles: ";
+  for (std::size_t i = 0; i < kChunkingStrategies.size(); ++i) {
+    const std::string_view name = strategy_name(kChunkingStrategies[i]);
+    if (i > 0) help += i + 1 == kChunkingStrategies.size() ? " or " : ", ";
+    help += fmt::format("{}{}", name, name == fallback ? " (default)" : "");
+  }
+  return help;
+}
+
 // CLI11 reads "--budget=" as an option still waiting for its value and takes the next argument as that
 // value ("--budget= --device cpu" sets the budget to "--device"). No option here may be empty, so such an
 // argument is reported as what it is.
@@ -76,7 +99,7 @@ int run(int argc, char** argv) {
   mm_cmd->add_option("--device", mm.device, "Device, e.g. cpu, opencl:0, cuda:0 (default: the best present)");
   mm_cmd->add_option("--budget", mm.budget, "Device memory to use, e.g. 2GB (default: the device's budget)")
       ->check(kSize);
-  mm_cmd->add_option("--strategy", mm.strategy, "row, tile or adaptive")->check(CLI::IsMember({"row", "tile", "adaptive"}));
+  mm_cmd->add_option("--strategy", mm.strategy, strategy_help(mm.strategy))->check(kStrategy);
   mm_cmd->add_flag("-q,--quiet", mm.quiet, "No progress bar");
 
   if (const auto problem = empty_option_value(argc, argv)) {
