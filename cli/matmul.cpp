@@ -1,9 +1,14 @@
-// accelera matmul a.npy b.npy -o c.npy: C = A @ B streamed from and to disk through a device.
+// accelera matmul a.npy b.npy -o c.npy: C = A @ B streamed from and to disk through a device. C appears at
+// its path only when complete (Note [Safe outputs] in output_file.hpp); a signal stops the run at the next
+// tile and leaves nothing (Note [Interrupted runs] in interrupt.cpp).
 #include <fmt/format.h>
 
+#include <iostream>
+
 #include "accelera/accelera.hpp"
-#include "commands.hpp"
 #include "accelera/core/size.hpp"
+#include "commands.hpp"
+#include "interrupt.hpp"
 #include "npy.hpp"
 
 namespace accelera::cli {
@@ -17,9 +22,21 @@ void print_run(const RunStats& run) {
   for (const auto& line : run.fallback_log) fmt::print("  fallback: {}\n", line);
 }
 
-int run_matmul(const MatmulOptions& options) {
-  const auto a = MappedNpy::open(options.a);
-  const auto b = MappedNpy::open(options.b);
+namespace {
+
+std::unique_ptr<MappedNpy> open_input(const std::string& path) {
+  auto input = MappedNpy::open(path);
+  if (input->trailing_bytes() > 0) {
+    // numpy.load ignores them too; they may be a sign of a damaged file, so say so.
+    std::cerr << fmt::format("accelera: warning: {} has {} bytes after its data; they are ignored\n", path,
+                             input->trailing_bytes());
+  }
+  return input;
+}
+
+void multiply(const MatmulOptions& options) {
+  const auto a = open_input(options.a);
+  const auto b = open_input(options.b);
   const Tensor& ta = a->tensor();
   const Tensor& tb = b->tensor();
   ACC_CHECK(ta.shape()[1] == tb.shape()[0], ShapeError, "{} is {} and {} is {}: A's columns must equal B's rows",
@@ -32,13 +49,30 @@ int run_matmul(const MatmulOptions& options) {
   o.chunking_strategy = parse_chunking_strategy(options.strategy);
   o.enable_progress = !options.quiet;
   MatrixEngine engine(o);
-  const auto c = MappedNpy::create(options.out, ta.shape()[0], tb.shape()[1], ta.dtype());
+  // Stops a streamed run at the next tile once a signal has come.
+  engine.set_progress_callback([](const EngineProgress&) { return pending_interrupt() == 0; });
+  const auto c = MappedNpy::create(options.out, ta.shape()[0], tb.shape()[1], ta.dtype(), {a.get(), b.get()});
   engine.matmul(ta, tb, std::nullopt, c->tensor());
-  c->flush();
+  throw_if_interrupted();  // an in-core run has no tiles to stop at
+  c->commit();
   const RunStats& run = engine.last_run();
   fmt::print("{} = {} @ {}: {} on {} in {:.3f} s ({:.1f} GFLOP/s)\n", options.out, options.a, options.b,
              c->tensor().shape().str(), run.device, run.seconds, run.flops / std::max(run.seconds, 1e-9) / 1e9);
   print_run(run);
+}
+
+}  // namespace
+
+int run_matmul(const MatmulOptions& options) {
+  const InterruptGuard guard;
+  try {
+    multiply(options);
+  } catch (const CancelledError&) {
+    const int signal = pending_interrupt();
+    if (signal == 0) throw;
+    std::cerr << fmt::format("accelera: interrupted by {}: {} was not written\n", signal_name(signal), options.out);
+    return 128 + signal;
+  }
   return 0;
 }
 

@@ -1,32 +1,56 @@
 #pragma once
-// .npy files (NumPy's format, versions 1-3) memory-mapped as tensors: float32/float64, C or Fortran order,
-// little-endian. Inputs are mapped read-only; outputs are created at their final size and mapped shared, so
-// results go straight to disk and matrices larger than RAM work.
+// .npy files (NumPy's format, versions 1.0-3.0) memory-mapped as 2-D tensors: little-endian float32 or
+// float64, C or Fortran order. Inputs are mapped read-only. Outputs are mapped temporaries that appear at
+// their path only when commit() succeeds (Note [Safe outputs] in output_file.hpp), so results go straight
+// to disk, matrices larger than RAM work, and a failed run leaves nothing behind.
+#include <cstddef>
+#include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "accelera/core/tensor.hpp"
+#include "output_file.hpp"
 
 namespace accelera::cli {
 
 class MappedNpy {
  public:
-  // Maps an existing file; throws ValueError for anything that is not a 2-D float32/float64 .npy.
+  // Maps an existing file read-only. Throws ValueError (ShapeError, DTypeError) naming the file and what is
+  // wrong with it: not a .npy file, a malformed header, not 2-D, a dtype other than '<f4' or '<f8', shorter
+  // than its shape says.
   static std::unique_ptr<MappedNpy> open(const std::string& path);
-  // Creates (or replaces) a C-order 2-D file of the given shape and dtype.
-  static std::unique_ptr<MappedNpy> create(const std::string& path, std::int64_t rows, std::int64_t cols, DType dtype);
+  // Starts a C-order 2-D output for `path`, refusing a path that is the same file as one of `inputs`.
+  static std::unique_ptr<MappedNpy> create(const std::string& path, std::int64_t rows, std::int64_t cols, DType dtype,
+                                           std::initializer_list<const MappedNpy*> inputs);
+  // An output not committed is removed.
   ~MappedNpy();
   MappedNpy(const MappedNpy&) = delete;
   MappedNpy& operator=(const MappedNpy&) = delete;
 
   const Tensor& tensor() const noexcept { return m_tensor; }
-  void flush();
+  const std::string& path() const noexcept { return m_path; }
+  // The file as opened, for the outputs' check that they are not one of their inputs.
+  const InputFile& identity() const noexcept { return m_identity; }
+  // Bytes after the data, which numpy.load ignores too (inputs).
+  std::size_t trailing_bytes() const noexcept { return m_trailing_bytes; }
+  // The whole mapping: header and data.
+  std::span<const unsigned char> bytes() const noexcept {
+    return {static_cast<const unsigned char*>(m_map), m_map_bytes};
+  }
+
+  // Outputs: writes the data to disk and renames the file into place (OutputFile::commit).
+  void commit();
 
  private:
   MappedNpy() = default;
+  std::string m_path;
+  InputFile m_identity;
   void* m_map = nullptr;
-  std::size_t m_size = 0;
-  int m_fd = -1;
+  std::size_t m_map_bytes = 0;
+  std::size_t m_trailing_bytes = 0;
+  int m_fd = -1;                         // inputs
+  std::unique_ptr<OutputFile> m_output;  // outputs
   Tensor m_tensor;
 };
 

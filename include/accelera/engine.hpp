@@ -3,6 +3,7 @@
 // device memory, streamed through a device in tiles with copies overlapping compute (Note [Out-of-core
 // matmul plan] in src/engine/tile_planner.hpp, Note [Streamed execution] in src/engine/stream_executor.hpp,
 // Note [Out-of-memory recovery] in src/engine/streamed_matmul.hpp).
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -20,6 +21,9 @@ namespace accelera {
 // How the planner shapes the output tiles: whole rows of C, square tiles, or whichever shape moves the
 // fewest bytes.
 enum class ChunkingStrategy { row, tile, adaptive };
+// Every strategy, in the order messages and help texts name them.
+inline constexpr std::array<ChunkingStrategy, 3> kChunkingStrategies = {ChunkingStrategy::row, ChunkingStrategy::tile,
+                                                                        ChunkingStrategy::adaptive};
 // "row", "tile" or "adaptive".
 ACC_API std::string_view strategy_name(ChunkingStrategy strategy);
 // The strategy of that name; ValueError naming the choices for any other.

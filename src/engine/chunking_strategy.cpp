@@ -1,4 +1,6 @@
 // ChunkingStrategy's names: parsed here once, where a caller names a strategy (EngineOptions are typed).
+#include <string>
+
 #include "accelera/core/error.hpp"
 #include "accelera/engine.hpp"
 
@@ -15,10 +17,14 @@ std::string_view strategy_name(ChunkingStrategy strategy) {
 }
 
 ChunkingStrategy parse_chunking_strategy(std::string_view name) {
-  for (const auto s : {ChunkingStrategy::row, ChunkingStrategy::tile, ChunkingStrategy::adaptive}) {
-    if (name == strategy_name(s)) return s;
+  std::string choices;  // 'row', 'tile' or 'adaptive'
+  for (std::size_t i = 0; i < kChunkingStrategies.size(); ++i) {
+    const std::string_view choice = strategy_name(kChunkingStrategies[i]);
+    if (name == choice) return kChunkingStrategies[i];
+    if (i > 0) choices += i + 1 == kChunkingStrategies.size() ? " or " : ", ";
+    choices += fmt::format("'{}'", choice);
   }
-  throw ValueError(fmt::format("unknown chunking strategy '{}': expected 'row', 'tile' or 'adaptive'", name));
+  throw ValueError(fmt::format("unknown chunking strategy '{}': expected {}", name, choices));
 }
 
 }  // namespace accelera

@@ -1,4 +1,5 @@
 // The out-of-core planner (Note [Out-of-core matmul plan]): properties over thousands of requests.
+#include <array>
 #include <random>
 
 #include "engine/tile_planner.hpp"
@@ -193,7 +194,11 @@ TEST(Planner, ChunksOutsideTheResultAreRejectedNamingTheBound) {
 // Strategy names are parsed once, where a caller names one (the command line, the Python bindings); below
 // that the engine and the planner see the type.
 TEST(Planner, StrategyNamesParseIntoTheTypeOrAreRefusedNamingTheChoices) {
-  for (const auto s : {ChunkingStrategy::row, ChunkingStrategy::tile, ChunkingStrategy::adaptive}) {
+  // The list the messages and the command line's help are built from: every strategy, in this order.
+  const std::array<ChunkingStrategy, 3> expected = {ChunkingStrategy::row, ChunkingStrategy::tile,
+                                                    ChunkingStrategy::adaptive};
+  EXPECT_EQ(accelera::kChunkingStrategies, expected);
+  for (const auto s : accelera::kChunkingStrategies) {
     EXPECT_EQ(accelera::parse_chunking_strategy(accelera::strategy_name(s)), s);
   }
   for (const std::string bad : {"spiral", "", "Row", "tile ", "chunks"}) {

@@ -25,9 +25,9 @@ def _script() -> str:
     return found
 
 
-def _run(*args, module=False):
+def _run(*args, module=False, cwd=None):
     cmd = [sys.executable, "-m", "accelera", *args] if module else [_script(), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, check=False, cwd=cwd)
 
 
 @pytest.mark.parametrize("module", [False, True], ids=["script", "python-m"])
@@ -160,3 +160,66 @@ def test_matmul_bad_files_are_reported(tmp_path):
         assert proc.returncode != 0
         assert needle in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["matmul", "demo"])
+@pytest.mark.parametrize(
+    "budget, needle",
+    [
+        (("--budget", "99999999999999999999"), "'99999999999999999999' is too large: sizes stop below 2^63 bytes"),
+        (("--budget", "abc"), "cannot read 'abc' as a size"),
+        (("--budget", "0"), "at least one byte"),
+        (("--budget", ""), "--budget: the value is empty"),
+        (("--budget=",), "the value of --budget is empty"),
+    ],
+    ids=["beyond-2^63", "text", "zero", "empty", "empty-equals"],
+)
+def test_bad_budgets_say_what_is_wrong(tmp_path, command, budget, needle):
+    import numpy as np
+
+    np.save(tmp_path / "a.npy", np.ones((3, 4)))
+    np.save(tmp_path / "b.npy", np.ones((4, 2)))
+    args = (["matmul", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "-o", str(tmp_path / "c.npy")]
+            if command == "matmul" else ["demo", "-n", "8"])
+    # The budget before --device: "--budget= --device cpu" once read "--device" as the budget.
+    proc = _run(*args, *budget, "--device", "cpu", "-q")
+    assert proc.returncode != 0
+    assert needle in proc.stderr, proc.stderr
+    assert "not expected" not in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "c.npy").exists()
+
+
+@pytest.mark.parametrize("strategy", ["row", "tile", "adaptive"])
+def test_matmul_strategies(tmp_path, strategy):
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(-1, 1, (90, 60)), rng.uniform(-1, 1, (60, 70))
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    proc = _run("matmul", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "-o", str(tmp_path / "c.npy"),
+                "--strategy", strategy, "--budget", "40KB", "--device", "cpu", "-q")
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "c.npy"), a @ b, rtol=0, atol=1e-12)
+
+
+# The names and the message are the library's (parse_chunking_strategy), as in MatrixEngine(chunking_strategy=).
+@pytest.mark.parametrize("strategy", ["spiral", "Row", "tile ", "chunks", ""])
+def test_matmul_bad_strategy_names_the_choices(tmp_path, strategy):
+    import numpy as np
+
+    np.save(tmp_path / "a.npy", np.ones((3, 4)))
+    np.save(tmp_path / "b.npy", np.ones((4, 2)))
+    proc = _run("matmul", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "-o", str(tmp_path / "c.npy"),
+                "--strategy", strategy, "-q")
+    assert proc.returncode != 0
+    needle = f"--strategy: unknown chunking strategy '{strategy}': expected 'row', 'tile' or 'adaptive'"
+    assert needle in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "c.npy").exists()
+
+
+def test_matmul_help_names_the_strategies():
+    proc = _run("matmul", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "row, tile or adaptive (default)" in proc.stdout
