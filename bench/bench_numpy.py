@@ -3,7 +3,9 @@
     python bench/bench_numpy.py [--quick] [--markdown]
 
 Ratios are NumPy time / Accelera time (> 1: Accelera is faster), each the best of several runs after a
-warm-up. The copy-bandwidth row is the physical limit for the element-wise ops: an add reads two arrays
+warm-up. The interleaved rows time a product that follows the other library's product with no pause, as
+code that mixes NumPy and Accelera does (the median of 7; Note [Sharing NumPy's BLAS]); ACCELERA_CPU_BLAS=
+builtin shows them on Accelera's own OpenBLAS. The copy-bandwidth row is the physical limit for the element-wise ops: an add reads two arrays
 and writes one, so it cannot beat (3 x bytes) / bandwidth.
 """
 
@@ -27,6 +29,19 @@ def best_time(fn, repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def interleaved_time(before, timed, repeat: int = 7) -> float:
+    """Median time of `timed` run right after `before` (no pause between them)."""
+    before()
+    timed()
+    times = []
+    for _ in range(repeat):
+        before()
+        t0 = time.perf_counter()
+        timed()
+        times.append(time.perf_counter() - t0)
+    return sorted(times)[len(times) // 2]
 
 
 def cpu_name() -> str:
@@ -58,6 +73,20 @@ def main() -> None:
             rows.append((f"matmul {n} {np.dtype(dtype).name}", f"{gflop / t_np:.1f} GFLOP/s",
                          f"{gflop / t_acc:.1f} GFLOP/s", t_np / t_acc))
 
+    # Interleaved with NumPy: each library's product right after the other's, against NumPy right after NumPy.
+    for n in sizes[:2]:
+        a = rng.standard_normal((n, n)).astype(np.float32)
+        b = rng.standard_normal((n, n)).astype(np.float32)
+        ta, tb = acc.asarray(a), acc.asarray(b)
+        gflop = 2 * n**3 / 1e9
+        t_np_np = interleaved_time(lambda: a @ b, lambda: a @ b)
+        t_np_acc = interleaved_time(lambda: a @ b, lambda: acc.matmul(ta, tb))
+        t_acc_np = interleaved_time(lambda: acc.matmul(ta, tb), lambda: a @ b)
+        rows.append((f"matmul {n} after np.matmul", f"{gflop / t_np_np:.1f} GFLOP/s", f"{gflop / t_np_acc:.1f} GFLOP/s",
+                     t_np_np / t_np_acc))
+        rows.append((f"np.matmul {n} after acc", f"{gflop / t_np_np:.1f} GFLOP/s", f"{gflop / t_acc_np:.1f} GFLOP/s",
+                     t_np_np / t_acc_np))
+
     count = (1 << 22) if args.quick else (1 << 26)
     a = rng.standard_normal(count).astype(np.float32)
     b = rng.standard_normal(count).astype(np.float32)
@@ -80,9 +109,10 @@ def main() -> None:
     rows.append((f"copy {count // (1 << 20)}M float32", f"{2 * a.nbytes / gib / t_np:.1f} GiB/s",
                  f"{2 * a.nbytes / gib / t_acc:.1f} GiB/s", t_np / t_acc))
 
+    blas = acc.cpu_blas_info()
     threads = os.environ.get("ACCELERA_NUM_THREADS", os.environ.get("OMP_NUM_THREADS", str(os.cpu_count())))
     header = (f"machine: {cpu_name()}, {os.cpu_count()} cores, Accelera threads={threads}; "
-              f"numpy {np.__version__}, accelera {acc.__version__}")
+              f"numpy {np.__version__}, accelera {acc.__version__}; CPU BLAS {blas['library'].rsplit('/', 1)[-1]}")
     if args.markdown:
         print(header + "\n")
         print("| case | NumPy | Accelera | ratio (NumPy time / Accelera time) |")

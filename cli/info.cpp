@@ -18,6 +18,7 @@ int run_info(const InfoOptions& options) {
   const auto devs = devices();
   const Config& cfg = config();
   const CpuSimdInfo simd = cpu_simd_info();
+  const CpuBlasInfo blas = cpu_blas_info();
   if (options.json) {
     nlohmann::json j;
     j["version"] = ACCELERA_VERSION;
@@ -26,6 +27,8 @@ int run_info(const InfoOptions& options) {
     j["memory_threshold"] = cfg.memory_threshold;
     j["allow_tf32"] = allow_tf32();
     j["cpu_simd"] = {{"compiled", simd.compiled}, {"supported", simd.supported}, {"active", simd.active}};
+    j["cpu_blas"] = {{"library", blas.library},           {"symbols", blas.symbols}, {"config", blas.config},
+                     {"integer_bits", blas.integer_bits}, {"threads", blas.threads}, {"builtin", blas.builtin}};
     j["absent_backends"] = nlohmann::json::object();
     for (DeviceKind kind : {DeviceKind::cuda, DeviceKind::opencl}) {
       if (auto reason = backend_absent_reason(kind); !reason.empty()) {
@@ -57,14 +60,17 @@ int run_info(const InfoOptions& options) {
   fmt::print("default device: {}\n", default_device().str());
   fmt::print("CPU kernels: {} (compiled for {}; this CPU runs {}; ACCELERA_CPU_TARGET)\n", simd.active,
              fmt::join(simd.compiled, ", "), fmt::join(simd.supported, ", "));
+  fmt::print("CPU BLAS: {} ({}{}-bit sizes, {} threads; ACCELERA_CPU_BLAS in Python)\n", blas.library,
+             blas.builtin ? "linked, " : "", blas.integer_bits, blas.threads);
   fmt::print("TF32 for float32 matmul on CUDA: {} (ACCELERA_ALLOW_TF32)\n", allow_tf32() ? "allowed" : "off");
   fmt::print("devices:\n");
   for (const auto& d : devs) {
     const auto stats = memory_stats(d.device);
     fmt::print("  {:<10} {} ({} compute units)\n", d.device.str(), d.name, d.compute_units);
-    fmt::print("             memory: {:.2f} GiB total, {:.2f} GiB free, budget {:.2f} GiB "
-               "(ACCELERA_MEMORY_THRESHOLD={})\n",
-               gib(d.total_memory), gib(d.free_memory), gib(stats.budget_bytes), cfg.memory_threshold);
+    fmt::print(
+        "             memory: {:.2f} GiB total, {:.2f} GiB free, budget {:.2f} GiB "
+        "(ACCELERA_MEMORY_THRESHOLD={})\n",
+        gib(d.total_memory), gib(d.free_memory), gib(stats.budget_bytes), cfg.memory_threshold);
   }
   return 0;
 }

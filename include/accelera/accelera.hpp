@@ -12,6 +12,8 @@
 #include "accelera/core/shape.hpp"
 #include "accelera/core/size.hpp"
 #include "accelera/core/tensor.hpp"
+#include "accelera/cpu_blas.hpp"
+#include "accelera/cpu_features.hpp"
 #include "accelera/engine.hpp"
 #include "accelera/kernel.hpp"
 #include "accelera/nn_ops.hpp"

@@ -78,6 +78,10 @@ from ._ops import (
 
 
 from . import backends  # noqa: E402  (after the core names it uses)
+from ._blas import cpu_blas_info, use_cpu_blas  # noqa: E402
+from . import _blas  # noqa: E402
+
+_blas.choose_at_import()
 
 
 def devices() -> list[dict]:
@@ -152,10 +156,10 @@ __all__ = [
     "InternalError", "KernelManager", "Matrix", "MatrixEngine", "NotSupportedError", "OutOfMemoryError",
     "OutOfRangeError",
     "ShapeError", "Tensor", "__version__", "abs", "absent_backends", "add", "allow_tf32", "asarray", "bfloat16", "bool_",
-    "chunking", "compiled_backends", "cpu_simd_info", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
+    "chunking", "compiled_backends", "cpu_blas_info", "cpu_simd_info", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
     "float16", "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "maximum", "mean", "minimum",
     "memory_stats", "multiply", "negative", "ones", "op_table", "relu", "set_allow_tf32", "set_log_level",
-    "set_memory_budget", "sigmoid", "sqrt", "square", "subtract", "sum", "supports", "tanh", "zeros",
+    "set_memory_budget", "sigmoid", "sqrt", "square", "subtract", "sum", "supports", "tanh", "use_cpu_blas", "zeros",
     # fused neural-network ops
     "attention", "attention_backward", "backends", "bias_gelu", "gelu", "gelu_backward", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",

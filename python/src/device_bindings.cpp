@@ -111,6 +111,18 @@ void bind_devices(nb::module_& m) {
       },
       "The vector instruction sets the CPU kernels were compiled for ('compiled'), those this CPU runs\n"
       "('supported'), both best first, and the one in use ('active'; ACCELERA_CPU_TARGET can name a lesser one).");
+  m.def("cpu_blas_info", []() {
+    const CpuBlasInfo info = cpu_blas_info();
+    nb::dict d;
+    d["library"] = info.library;
+    d["symbols"] = info.symbols;
+    d["config"] = info.config;
+    d["integer_bits"] = info.integer_bits;
+    d["threads"] = info.threads;
+    d["builtin"] = info.builtin;
+    return d;
+  });
+  m.def("use_cpu_blas", &use_cpu_blas, nb::arg("library"), nb::call_guard<nb::gil_scoped_release>());
   m.def("allow_tf32", &allow_tf32);
   m.def("set_allow_tf32", &set_allow_tf32, nb::arg("allow"));
   m.def("set_log_level", &set_log_level);

@@ -1,5 +1,7 @@
 // matmul against a float64 reference: every operand layout (BLAS no-trans, trans, packed), 1-D operands,
 // batch broadcasting, empty extents, promotion and errors.
+#include "accelera/cpu_blas.hpp"
+#include "backends/cpu/blas.hpp"
 #include "helpers.hpp"
 
 using namespace accelera;
@@ -212,5 +214,78 @@ TEST(Matmul, Errors) {
   } catch (const ShapeError& e) {
     EXPECT_NE(std::string(e.what()).find("(3, 4)"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("(5, 6)"), std::string::npos) << e.what();
+  }
+}
+
+// --- The BLAS library under the CPU backend (include/accelera/cpu_blas.hpp) ------------------------------
+
+// Every test starts and ends on the linked OpenBLAS.
+class CpuBlas : public ::testing::Test {
+ protected:
+  void SetUp() override { use_cpu_blas("builtin"); }
+  void TearDown() override { use_cpu_blas("builtin"); }
+};
+
+TEST_F(CpuBlas, BuiltinIsTheLinkedOpenBlas) {
+  const CpuBlasInfo info = cpu_blas_info();
+  EXPECT_TRUE(info.builtin);
+  EXPECT_EQ(info.symbols, "cblas_sgemm");
+  EXPECT_NE(info.library.find("blas"), std::string::npos) << info.library;
+  EXPECT_NE(info.config.find("OpenBLAS"), std::string::npos) << info.config;
+  EXPECT_TRUE(info.integer_bits == 32 || info.integer_bits == 64) << info.integer_bits;
+  EXPECT_GE(info.threads, 1);
+}
+
+// A library opened by path (here the same OpenBLAS file, through dlopen) computes every layout right.
+TEST_F(CpuBlas, ALibraryOpenedByPathComputesEveryLayout) {
+  const std::string path = cpu_blas_info().library;
+  use_cpu_blas(path);
+  const CpuBlasInfo info = cpu_blas_info();
+  EXPECT_FALSE(info.builtin);
+  EXPECT_EQ(info.library, path);
+  EXPECT_NE(info.config.find("OpenBLAS"), std::string::npos) << info.config;
+  std::mt19937_64 rng(97);
+  for (DType dt : {DType::f32, DType::f64}) {
+    for (const Mkn& s : kShapes) {
+      for (Layout la : {Layout::contiguous, Layout::transposed, Layout::negstep}) {
+        check_matmul(make_input(Shape{s.m, s.k}, dt, la, rng), make_input(Shape{s.k, s.n}, dt, Layout::transposed, rng),
+                     std::string(layout_name(la)) + " @ transposed");
+      }
+    }
+  }
+  const Tensor x = random_tensor(Shape{37, 19}, DType::f32, rng), w = random_tensor(Shape{23, 19}, DType::f32, rng);
+  const Tensor on_path = linear_gelu(x, w, Tensor());
+  use_cpu_blas("builtin");
+  EXPECT_TRUE(cpu_blas_info().builtin);
+  const Tensor on_builtin = linear_gelu(x, w, Tensor());
+  for_each_index(on_path.shape(), [&](const Index& i, std::int64_t) { ASSERT_EQ(get(on_path, i), get(on_builtin, i)); });
+}
+
+TEST_F(CpuBlas, UnusableLibrariesAreValueErrorsAndChangeNothing) {
+  const std::string before = cpu_blas_info().library;
+  EXPECT_THROW(use_cpu_blas("/nonexistent/libblas.so"), ValueError);
+  EXPECT_THROW(use_cpu_blas(""), ValueError);
+  try {
+    use_cpu_blas("libm.so.6");  // loads, but has no CBLAS
+    ADD_FAILURE() << "libm accepted as a BLAS";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CBLAS sgemm"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(cpu_blas_info().builtin);
+  EXPECT_EQ(cpu_blas_info().library, before);
+  check_matmul(ones(Shape{3, 4}), ones(Shape{4, 5}), "after refused libraries");
+}
+
+// With 32-bit BLAS sizes, a row longer than 2^31 is refused before BLAS sees it (no memory is touched).
+TEST_F(CpuBlas, SizesBeyondThe32BitRangeAreRefusedByA32BitLibrary) {
+  ASSERT_EQ(cpu_blas_info().integer_bits, 32) << "the linked OpenBLAS uses 64-bit sizes; this test needs 32";
+  const std::int64_t wide = std::int64_t{1} << 31;
+  float c = 0;
+  try {
+    cpu::blas::gemm("matmul", cpu::blas::Transpose::no, cpu::blas::Transpose::no, 1, wide, 1, &c, 1, &c, wide, 0.0f, &c,
+                    wide);
+    ADD_FAILURE() << "a 2^31-column product reached a 32-bit BLAS";
+  } catch (const NotSupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("32-bit"), std::string::npos) << e.what();
   }
 }

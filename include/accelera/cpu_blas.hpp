@@ -1,0 +1,33 @@
+#pragma once
+// Which BLAS library the CPU backend's matrix products run on, and how to choose another one.
+//
+// By default the CPU backend calls the OpenBLAS it was linked with. A process that also runs NumPy has a
+// second BLAS with its own thread pool; two pools spinning on the same cores slow each other down by up to
+// half whenever the caller alternates between them. use_cpu_blas() points the CPU backend at another
+// library (the Python package points it at NumPy's own OpenBLAS), so that both share one pool.
+#include <string>
+
+#include "accelera/core/export.hpp"
+
+namespace accelera {
+
+struct CpuBlasInfo {
+  std::string library;    // path of the shared library that computes the products
+  std::string symbols;    // the sgemm entry point used, e.g. "cblas_sgemm" or "scipy_cblas_sgemm64_"
+  std::string config;     // OpenBLAS's build configuration when the library says it, else empty
+  int integer_bits = 32;  // 32 or 64: the width of BLAS sizes (64 lifts the 2^31 limit on rows and columns)
+  int threads = 0;        // the library's thread count when it says it, else 0
+  bool builtin = false;   // true for the OpenBLAS that libaccelera was linked with
+};
+
+// The library in use now.
+ACC_API CpuBlasInfo cpu_blas_info();
+
+// "builtin" returns to the linked OpenBLAS; anything else is the path of a shared library with CBLAS
+// sgemm and dgemm, opened (or found already loaded) and used from the next product on. Entry points are
+// looked up as SciPy's OpenBLAS names them (scipy_cblas_sgemm64_, 64-bit sizes), then OpenBLAS's 64-bit
+// suffix (cblas_sgemm64_), then plain cblas_sgemm (32-bit sizes unless OpenBLAS reports USE64BITINT).
+// Throws ValueError when the library cannot be opened or lacks sgemm or dgemm; the choice is unchanged then.
+ACC_API void use_cpu_blas(const std::string& library);
+
+}  // namespace accelera

@@ -1,0 +1,59 @@
+"""Which BLAS the CPU backend runs matrix products on (Note [Sharing NumPy's BLAS] in
+src/backends/cpu/blas.cpp): NumPy's own OpenBLAS when NumPy carries one, so that code which alternates
+between ``np.matmul`` and ``accelera.matmul`` keeps one thread pool busy instead of two fighting for the
+cores. ``ACCELERA_CPU_BLAS`` chooses at import: ``auto`` (the default: NumPy's if it has its own, else the
+linked OpenBLAS), ``numpy`` (NumPy's, or an error), ``builtin`` (the linked OpenBLAS) or a library's path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy
+
+from . import _args, _core
+
+
+def numpy_blas_library() -> str | None:
+    """The path of the OpenBLAS that NumPy's wheel carries (in ``numpy.libs`` or ``numpy/.dylibs``), or None
+    when NumPy uses a BLAS of the system (then it is usually the same library as Accelera's own)."""
+    package = Path(numpy.__file__).resolve().parent
+    folders = (package.parent / "numpy.libs", package / ".dylibs")
+    found = sorted(p for folder in folders if folder.is_dir() for p in folder.glob("lib*openblas*"))
+    return str(found[0]) if found else None
+
+
+def cpu_blas_info() -> dict:
+    """The BLAS that CPU matrix products run on: ``library`` (its path), ``symbols`` (the sgemm entry point),
+    ``config`` (OpenBLAS's build line), ``integer_bits`` (32 or 64), ``threads`` and ``builtin`` (True for
+    the OpenBLAS that Accelera was built with)."""
+    return _core.cpu_blas_info()
+
+
+def use_cpu_blas(library: str) -> None:
+    """Run CPU matrix products on ``library``: ``"numpy"`` (NumPy's own OpenBLAS), ``"builtin"`` (the one
+    Accelera was built with) or the path of a shared library with CBLAS ``sgemm`` and ``dgemm``. Raises
+    ArgumentError when the library cannot be used; the choice is unchanged then."""
+    library = _args.text(library, "library")
+    if library == "numpy":
+        path = numpy_blas_library()
+        if path is None:
+            raise _core.ArgumentError(
+                "use_cpu_blas('numpy'): this NumPy carries no OpenBLAS of its own (it uses the system's BLAS); "
+                "use 'builtin' or a library's path")
+        library = path
+    _core.use_cpu_blas(library)
+
+
+def choose_at_import() -> None:
+    """Apply ACCELERA_CPU_BLAS (default ``auto``)."""
+    setting = os.environ.get("ACCELERA_CPU_BLAS", "auto").strip()
+    if setting == "auto":
+        path = numpy_blas_library()
+        if path is not None:
+            _core.use_cpu_blas(path)
+        return
+    if not setting:
+        raise _core.ArgumentError("ACCELERA_CPU_BLAS is empty: expected auto, numpy, builtin or a library's path")
+    use_cpu_blas(setting)

@@ -1,0 +1,228 @@
+// The CPU backend's BLAS: the linked OpenBLAS, or a library chosen at run time (use_cpu_blas).
+// Note [Sharing NumPy's BLAS]: NumPy wheels carry their own OpenBLAS with its own thread pool. After a
+// product, OpenBLAS's workers spin for a while (about 0.1 s) before they sleep; a product on the other pool in
+// that window shares the cores with spinning threads and, split statically, runs at about half speed
+// (measured: acc.matmul right after np.matmul at 0.2-0.5x NumPy on 2 cores). The Python package therefore
+// points the CPU backend at NumPy's library, which is already loaded, so that both run on one pool.
+// A library is opened once and never closed (a product may still run on it in another thread); the chosen
+// provider is swapped atomically, so a product runs wholly on one library.
+#include "accelera/cpu_blas.hpp"
+
+#include <cblas.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+
+#include "accelera/core/error.hpp"
+#include "backends/cpu/blas.hpp"
+
+namespace accelera {
+
+namespace {
+
+// The CBLAS interface fixes these values for every implementation.
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+
+template <typename Int, typename T>
+using GemmFn = void (*)(int, int, int, Int, Int, Int, T, const T*, Int, const T*, Int, T, T*, Int);
+
+struct Provider {
+  CpuBlasInfo info;
+  // Exactly one pair is set, by the width of the library's sizes.
+  GemmFn<int, float> sgemm32 = nullptr;
+  GemmFn<int, double> dgemm32 = nullptr;
+  GemmFn<std::int64_t, float> sgemm64 = nullptr;
+  GemmFn<std::int64_t, double> dgemm64 = nullptr;
+  int (*num_threads)() = nullptr;
+};
+
+// The library's path as the loader found it, without ".." (NumPy's extension modules reach their OpenBLAS
+// through relative RPATHs).
+std::string loaded_path(void* symbol, const std::string& fallback) {
+  Dl_info where{};
+  if (dladdr(symbol, &where) == 0 || where.dli_fname == nullptr) return fallback;
+  std::error_code ignored_if_unresolvable;  // the path stays as the loader gave it then
+  const auto canonical = std::filesystem::weakly_canonical(where.dli_fname, ignored_if_unresolvable);
+  return canonical.empty() ? std::string(where.dli_fname) : canonical.string();
+}
+
+// The linked OpenBLAS through wrappers with its typed CBLAS signature (its enums, and blasint for sizes).
+template <typename Int>
+void set_linked_gemm(Provider& p) {
+  const auto sgemm = [](int o, int ta, int tb, Int m, Int n, Int k, float alpha, const float* a, Int lda,
+                        const float* b, Int ldb, float beta, float* c, Int ldc) {
+    cblas_sgemm(static_cast<CBLAS_ORDER>(o), static_cast<CBLAS_TRANSPOSE>(ta), static_cast<CBLAS_TRANSPOSE>(tb), m, n,
+                k, alpha, a, lda, b, ldb, beta, c, ldc);
+  };
+  const auto dgemm = [](int o, int ta, int tb, Int m, Int n, Int k, double alpha, const double* a, Int lda,
+                        const double* b, Int ldb, double beta, double* c, Int ldc) {
+    cblas_dgemm(static_cast<CBLAS_ORDER>(o), static_cast<CBLAS_TRANSPOSE>(ta), static_cast<CBLAS_TRANSPOSE>(tb), m, n,
+                k, alpha, a, lda, b, ldb, beta, c, ldc);
+  };
+  if constexpr (sizeof(Int) == 8) {
+    p.sgemm64 = sgemm;
+    p.dgemm64 = dgemm;
+    p.info.integer_bits = 64;
+  } else {
+    p.sgemm32 = sgemm;
+    p.dgemm32 = dgemm;
+    p.info.integer_bits = 32;
+  }
+}
+
+const Provider& builtin_provider() {
+  static const Provider provider = [] {
+    Provider p;
+    set_linked_gemm<blasint>(p);
+    p.num_threads = [] { return openblas_get_num_threads(); };
+    p.info.library = loaded_path(reinterpret_cast<void*>(&cblas_sgemm), "libopenblas");
+    p.info.symbols = "cblas_sgemm";
+    p.info.config = openblas_get_config();
+    p.info.builtin = true;
+    return p;
+  }();
+  return provider;
+}
+
+std::atomic<const Provider*>& current() {
+  static std::atomic<const Provider*> provider{&builtin_provider()};
+  return provider;
+}
+
+// Entry-point names, in the order they are tried: SciPy's OpenBLAS (as NumPy wheels carry it), OpenBLAS's
+// 64-bit-size suffix, then plain CBLAS.
+struct Naming {
+  const char* prefix;
+  const char* suffix;
+  bool wide;  // known 64-bit sizes; plain names are 64-bit only when OpenBLAS says USE64BITINT
+};
+constexpr Naming kNamings[] = {{"scipy_", "64_", true}, {"", "64_", true}, {"", "", false}};
+
+std::unique_ptr<Provider> open_provider(const std::string& library) {
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    throw ValueError(
+        fmt::format("use_cpu_blas: cannot open '{}': {}", library, why != nullptr ? why : "unknown error"));
+  }
+  // The handle is kept: products may run on the library until the process ends.
+  for (const Naming& naming : kNamings) {
+    const auto symbol = [&](const char* name) {
+      return dlsym(handle, fmt::format("{}{}{}", naming.prefix, name, naming.suffix).c_str());
+    };
+    void* sgemm = symbol("cblas_sgemm");
+    void* dgemm = symbol("cblas_dgemm");
+    if (sgemm == nullptr || dgemm == nullptr) continue;
+    auto p = std::make_unique<Provider>();
+    if (void* config = symbol("openblas_get_config")) {
+      p->info.config = reinterpret_cast<const char* (*)()>(config)();
+    }
+    if (void* threads = symbol("openblas_get_num_threads")) {
+      p->num_threads = reinterpret_cast<int (*)()>(threads);
+    }
+    const bool wide = naming.wide || p->info.config.find("USE64BITINT") != std::string::npos;
+    if (wide) {
+      p->sgemm64 = reinterpret_cast<GemmFn<std::int64_t, float>>(sgemm);
+      p->dgemm64 = reinterpret_cast<GemmFn<std::int64_t, double>>(dgemm);
+    } else {
+      p->sgemm32 = reinterpret_cast<GemmFn<int, float>>(sgemm);
+      p->dgemm32 = reinterpret_cast<GemmFn<int, double>>(dgemm);
+    }
+    p->info.library = loaded_path(sgemm, library);
+    p->info.symbols = fmt::format("{}cblas_sgemm{}", naming.prefix, naming.suffix);
+    p->info.integer_bits = wide ? 64 : 32;
+    p->info.builtin = false;
+    return p;
+  }
+  throw ValueError(
+      fmt::format("use_cpu_blas: '{}' has no CBLAS sgemm and dgemm (looked for scipy_cblas_sgemm64_, "
+                  "cblas_sgemm64_ and cblas_sgemm)",
+                  library));
+}
+
+template <typename T>
+void gemm_on(const Provider& p, const char* what, cpu::blas::Transpose ta, cpu::blas::Transpose tb, std::int64_t m,
+             std::int64_t n, std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+             std::int64_t ldc) {
+  using cpu::blas::Transpose;
+  // CBLAS reports bad arguments by printing and returning with nothing computed: check them here.
+  ACC_ASSERT(lda >= std::max<std::int64_t>(1, ta == Transpose::no ? k : m) &&
+                 ldb >= std::max<std::int64_t>(1, tb == Transpose::no ? n : k) && ldc >= std::max<std::int64_t>(1, n),
+             "BLAS leading dimensions {}, {}, {} do not fit a {}x{}x{} product", lda, ldb, ldc, m, k, n);
+  const int cta = ta == Transpose::no ? kNoTrans : kTrans, ctb = tb == Transpose::no ? kNoTrans : kTrans;
+  constexpr bool single = std::is_same_v<T, float>;
+  if (p.info.integer_bits == 64) {
+    const auto gemm = [&] {
+      if constexpr (single)
+        return p.sgemm64;
+      else
+        return p.dgemm64;
+    }();
+    gemm(kRowMajor, cta, ctb, m, n, k, T{1}, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  ACC_CHECK(n <= INT_MAX && k <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX && ldc <= INT_MAX, NotSupportedError,
+            "{}: a row of more than 2^31 elements (n={}, k={}) exceeds the 32-bit sizes of the BLAS in use ({}); a "
+            "64-bit BLAS lifts the limit (accelera::use_cpu_blas)",
+            what, n, k, p.info.library);
+  const auto gemm = [&] {
+    if constexpr (single)
+      return p.sgemm32;
+    else
+      return p.dgemm32;
+  }();
+  // Split M so that each call's sizes fit; A's row step depends on its transposition.
+  const std::int64_t a_row_step = ta == Transpose::no ? lda : 1;
+  for (std::int64_t m0 = 0; m0 < m; m0 += INT_MAX) {
+    const auto mb = static_cast<int>(std::min<std::int64_t>(INT_MAX, m - m0));
+    gemm(kRowMajor, cta, ctb, mb, static_cast<int>(n), static_cast<int>(k), T{1}, a + m0 * a_row_step,
+         static_cast<int>(lda), b, static_cast<int>(ldb), beta, c + m0 * ldc, static_cast<int>(ldc));
+  }
+}
+
+}  // namespace
+
+CpuBlasInfo cpu_blas_info() {
+  const Provider& p = *current().load(std::memory_order_acquire);
+  CpuBlasInfo info = p.info;
+  info.threads = p.num_threads != nullptr ? p.num_threads() : 0;
+  return info;
+}
+
+void use_cpu_blas(const std::string& library) {
+  if (library == "builtin") {
+    current().store(&builtin_provider(), std::memory_order_release);
+    return;
+  }
+  ACC_CHECK(!library.empty(), ValueError, "use_cpu_blas: expected 'builtin' or the path of a BLAS library, got ''");
+  // One provider per path, kept for the life of the process.
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<Provider>> opened;
+  const std::lock_guard lock(mutex);
+  auto it = opened.find(library);
+  if (it == opened.end()) it = opened.emplace(library, open_provider(library)).first;
+  current().store(it->second.get(), std::memory_order_release);
+}
+
+namespace cpu::blas {
+
+void gemm(const char* what, Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+          std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
+  gemm_on(*current().load(std::memory_order_acquire), what, ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm(const char* what, Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
+          std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
+  gemm_on(*current().load(std::memory_order_acquire), what, ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
+}  // namespace cpu::blas
+
+}  // namespace accelera
