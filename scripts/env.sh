@@ -9,5 +9,6 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 
 install_package() {
   # Builds and installs the Python package and the `accelera` command (incremental in build/python).
-  "$PYTHON" -m pip install -q --no-build-isolation -C build-dir=build/python "$ROOT"
+  # Extra arguments go to pip (e.g. -C cmake.define.X=Y).
+  "$PYTHON" -m pip install -q --no-build-isolation -C build-dir=build/python "$@" "$ROOT"
 }

@@ -4,11 +4,13 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 bash "$ROOT/scripts/install-deps.sh"
-install_package
 
-# One CUDA architecture keeps the build short where nvcc is installed (ignored without it).
+# One CUDA architecture keeps the build short where nvcc is installed (ignored without it). The package and
+# the test build use the same one, so that ccache compiles the library once for both.
+CUDA_ARCH="${ACCELERA_CUDA_ARCHITECTURES:-90}"
+install_package -C cmake.define.CMAKE_CUDA_ARCHITECTURES="$CUDA_ARCH"
 cmake -S "$ROOT" -B "$ROOT/build/test" -G Ninja -DCMAKE_BUILD_TYPE=Release -DACCELERA_BUILD_TESTS=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="${ACCELERA_CUDA_ARCHITECTURES:-90}"
+  -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCH"
 cmake --build "$ROOT/build/test"
 ctest --test-dir "$ROOT/build/test" --output-on-failure -j "$(nproc)"
 

@@ -14,7 +14,8 @@
 
 namespace accelera {
 
-// GELU(x) element-wise. The exact form is x * Phi(x) = 0.5 x erfc(-x / sqrt(2)).
+// GELU(x) element-wise. The exact form is x * Phi(x) = 0.5 x erfc(-x / sqrt(2)). On every backend
+// gelu(-inf) = 0 (the limit), gelu(inf) = inf and nan stays nan.
 ACC_API Tensor gelu(const Tensor& x, GeluApproximation approximation = GeluApproximation::none);
 // grad * GELU'(x): the gradient of gelu with respect to x.
 ACC_API Tensor gelu_backward(const Tensor& grad, const Tensor& x, GeluApproximation approximation = GeluApproximation::none);
@@ -30,7 +31,9 @@ struct LayerNormResult {
   Tensor mean;  // x's shape without the last axis
   Tensor rstd;  // 1 / sqrt(var + eps), same shape as mean (biased variance, as PyTorch)
 };
-// Normalises over the last axis, then scales by weight and shifts by bias (each (n) or undefined).
+// Normalises over the last axis, then scales by weight and shifts by bias (each (n) or undefined). A row
+// with nan or inf is nan. Float32 rows beyond about 1e19, whose squared deviations overflow, are still
+// normalised right (their statistics are computed again on the row scaled by its largest deviation).
 ACC_API LayerNormResult layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5);
 struct LayerNormGrads {
   Tensor dx, dweight, dbias;  // dweight (dbias) is undefined when weight (bias) was

@@ -43,7 +43,9 @@ def _scale(scale):
 
 def gelu(x, approximate: str = "none") -> Tensor:
     """GELU(x) element-wise. ``approximate="none"``: exact, x * Phi(x) through erf; ``"tanh"``: the
-    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) form (GPT-2, cuBLASLt's epilogue)."""
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) form (GPT-2, cuBLASLt's epilogue).
+
+    Edge values, the same on every backend: gelu(-inf) = 0 (the limit), gelu(inf) = inf, nan stays nan."""
     (x,) = _operands(x)
     return _core.gelu(x, _approximate(approximate))
 
@@ -75,6 +77,10 @@ def layer_norm(x, weight=None, bias=None, eps: float = 1e-5, *, return_stats: bo
     weight and bias are (n,) or None. With ``return_stats=True`` returns ``(out, mean, rstd)``, where mean
     and rstd (1 / sqrt(var + eps), float32 for float32 input) have x's shape without its last axis: the
     inputs of :func:`layer_norm_backward`.
+
+    NaN or inf in a row makes that row nan. Rows of float32 values beyond about 1e19, whose squared
+    deviations overflow float32, are still normalised right: their statistics are computed again on the row
+    scaled by its largest deviation rather than returning zeros.
     """
     x, weight, bias = _operands(x, weight, bias, optional=2)
     out, mean, rstd = _core.layer_norm(x, weight, bias, real(eps, "eps"))
