@@ -27,8 +27,14 @@ int run_info(const InfoOptions& options) {
     j["memory_threshold"] = cfg.memory_threshold;
     j["allow_tf32"] = allow_tf32();
     j["cpu_simd"] = {{"compiled", simd.compiled}, {"supported", simd.supported}, {"active", simd.active}};
-    j["cpu_blas"] = {{"library", blas.library},           {"symbols", blas.symbols}, {"config", blas.config},
-                     {"integer_bits", blas.integer_bits}, {"threads", blas.threads}, {"builtin", blas.builtin}};
+    j["cpu_blas"] = {{"library", blas.library},
+                     {"symbols", blas.symbols},
+                     {"config", blas.config},
+                     {"core", blas.core},
+                     {"suggested_core", blas.suggested_core},
+                     {"integer_bits", blas.integer_bits},
+                     {"threads", blas.threads},
+                     {"builtin", blas.builtin}};
     j["absent_backends"] = nlohmann::json::object();
     for (DeviceKind kind : {DeviceKind::cuda, DeviceKind::opencl}) {
       if (auto reason = backend_absent_reason(kind); !reason.empty()) {
@@ -60,8 +66,13 @@ int run_info(const InfoOptions& options) {
   fmt::print("default device: {}\n", default_device().str());
   fmt::print("CPU kernels: {} (compiled for {}; this CPU runs {}; ACCELERA_CPU_TARGET)\n", simd.active,
              fmt::join(simd.compiled, ", "), fmt::join(simd.supported, ", "));
-  fmt::print("CPU BLAS: {} ({}{}-bit sizes, {} threads; ACCELERA_CPU_BLAS in Python)\n", blas.library,
-             blas.builtin ? "linked, " : "", blas.integer_bits, blas.threads);
+  fmt::print("CPU BLAS: {} ({}{}{}-bit sizes, {} threads; ACCELERA_CPU_BLAS in Python)\n", blas.library,
+             blas.builtin ? "linked, " : "", blas.core.empty() ? "" : blas.core + " kernels, ", blas.integer_bits,
+             blas.threads);
+  if (!blas.suggested_core.empty()) {
+    fmt::print("  warning: OpenBLAS runs its {} kernels on this CPU; OPENBLAS_CORETYPE={} selects faster ones\n",
+               blas.core, blas.suggested_core);
+  }
   fmt::print("TF32 for float32 matmul on CUDA: {} (ACCELERA_ALLOW_TF32)\n", allow_tf32() ? "allowed" : "off");
   fmt::print("devices:\n");
   for (const auto& d : devs) {

@@ -1,7 +1,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
 
+#include "accelera/cpu_blas.hpp"
 #include "cli.hpp"
 
 int main(int argc, char** argv) {
@@ -9,9 +11,20 @@ int main(int argc, char** argv) {
   // that OpenBLAS's and the OpenCL driver's own threads need next (a streamed matmul alternates packing
   // loops and GEMMs, and ran 10x slower so). libgomp reads the policy once, when it is loaded, so the
   // program sets it and starts itself again unless the user chose a policy.
+  bool restart = false;
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    execv("/proc/self/exe", argv);  // returns only on failure: then run with the default policy
+    restart = true;
   }
+  // Note [OpenBLAS core type] (src/backends/cpu/blas.cpp): OpenBLAS also reads its kernel choice when it
+  // is loaded; where it fell back to kernels below this CPU's, name the right ones, unless the user did.
+  if (std::getenv("OPENBLAS_CORETYPE") == nullptr) {
+    const std::string core = accelera::cpu_blas_info().suggested_core;
+    if (!core.empty()) {
+      setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+      restart = true;
+    }
+  }
+  if (restart) execv("/proc/self/exe", argv);  // returns only on failure: then run as started
   return accelera::cli::run(argc, argv);
 }

@@ -12,9 +12,14 @@
 namespace accelera {
 
 struct CpuBlasInfo {
-  std::string library;    // path of the shared library that computes the products
-  std::string symbols;    // the sgemm entry point used, e.g. "cblas_sgemm" or "scipy_cblas_sgemm64_"
-  std::string config;     // OpenBLAS's build configuration when the library says it, else empty
+  std::string library;  // path of the shared library that computes the products
+  std::string symbols;  // the sgemm entry point used, e.g. "cblas_sgemm" or "scipy_cblas_sgemm64_"
+  std::string config;   // OpenBLAS's build configuration when the library says it, else empty
+  std::string core;     // OpenBLAS's kernel family (e.g. "SkylakeX", "Haswell"), empty when not OpenBLAS
+  // Set when OpenBLAS chose kernels below what this CPU runs (an unrecognised model falls back to
+  // "Prescott", SSE3, about 5x slower on an AVX-512 machine): the OPENBLAS_CORETYPE value that fixes it.
+  // OpenBLAS reads that variable when it is loaded; the `accelera` program sets it and starts again.
+  std::string suggested_core;
   int integer_bits = 32;  // 32 or 64: the width of BLAS sizes (64 lifts the 2^31 limit on rows and columns)
   int threads = 0;        // the library's thread count when it says it, else 0
   bool builtin = false;   // true for the OpenBLAS that libaccelera was linked with

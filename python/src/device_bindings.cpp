@@ -117,6 +117,8 @@ void bind_devices(nb::module_& m) {
     d["library"] = info.library;
     d["symbols"] = info.symbols;
     d["config"] = info.config;
+    d["core"] = info.core;
+    d["suggested_core"] = info.suggested_core;
     d["integer_bits"] = info.integer_bits;
     d["threads"] = info.threads;
     d["builtin"] = info.builtin;

@@ -2,6 +2,7 @@
 // batch broadcasting, empty extents, promotion and errors.
 #include "accelera/cpu_blas.hpp"
 #include "backends/cpu/blas.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 #include "helpers.hpp"
 
 using namespace accelera;
@@ -288,4 +289,25 @@ TEST_F(CpuBlas, SizesBeyondThe32BitRangeAreRefusedByA32BitLibrary) {
   } catch (const NotSupportedError& e) {
     EXPECT_NE(std::string(e.what()).find("32-bit"), std::string::npos) << e.what();
   }
+}
+
+// Note [OpenBLAS core type]: generic kernels on a vector CPU get a suggestion; vector kernels never do.
+TEST(CpuBlasCore, GenericKernelsOnAVectorCpuGetTheFittingCoreType) {
+  using cpu::blas::suggested_openblas_core;
+  const std::vector<std::string> avx512{"avx512", "avx2", "sse4", "scalar"}, avx2{"avx2", "sse4", "scalar"},
+      sse4{"sse4", "scalar"};
+  EXPECT_EQ(suggested_openblas_core("Prescott", avx512), "SkylakeX");
+  EXPECT_EQ(suggested_openblas_core("Prescott", avx2), "Haswell");
+  EXPECT_EQ(suggested_openblas_core("Nehalem", avx2), "Haswell");
+  EXPECT_EQ(suggested_openblas_core("Prescott", sse4), "");
+  for (const char* fine : {"Haswell", "HASWELL", "SkylakeX", "Cooperlake", "SapphireRapids", "Zen"}) {
+    EXPECT_EQ(suggested_openblas_core(fine, avx512), "") << fine;
+  }
+  EXPECT_EQ(suggested_openblas_core("", avx512), "");
+}
+
+TEST(CpuBlasCore, InfoNamesTheLinkedOpenBlasKernels) {
+  const CpuBlasInfo info = cpu_blas_info();
+  EXPECT_FALSE(info.core.empty());
+  EXPECT_EQ(info.suggested_core, cpu::blas::suggested_openblas_core(info.core, cpu::simd::supported_target_names()));
 }

@@ -13,15 +13,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <climits>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "accelera/core/error.hpp"
 #include "backends/cpu/blas.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 
 namespace accelera {
 
@@ -41,6 +45,7 @@ struct Provider {
   GemmFn<std::int64_t, float> sgemm64 = nullptr;
   GemmFn<std::int64_t, double> dgemm64 = nullptr;
   int (*num_threads)() = nullptr;
+  const char* (*core_name)() = nullptr;
 };
 
 // The library's path as the loader found it, without ".." (NumPy's extension modules reach their OpenBLAS
@@ -85,6 +90,7 @@ const Provider& builtin_provider() {
     p.info.library = loaded_path(reinterpret_cast<void*>(&cblas_sgemm), "libopenblas");
     p.info.symbols = "cblas_sgemm";
     p.info.config = openblas_get_config();
+    p.core_name = [] { return static_cast<const char*>(openblas_get_corename()); };
     p.info.builtin = true;
     return p;
   }();
@@ -123,6 +129,9 @@ std::unique_ptr<Provider> open_provider(const std::string& library) {
     auto p = std::make_unique<Provider>();
     if (void* config = symbol("openblas_get_config")) {
       p->info.config = reinterpret_cast<const char* (*)()>(config)();
+    }
+    if (void* core = symbol("openblas_get_corename")) {
+      p->core_name = reinterpret_cast<const char* (*)()>(core);
     }
     if (void* threads = symbol("openblas_get_num_threads")) {
       p->num_threads = reinterpret_cast<int (*)()>(threads);
@@ -193,6 +202,11 @@ CpuBlasInfo cpu_blas_info() {
   const Provider& p = *current().load(std::memory_order_acquire);
   CpuBlasInfo info = p.info;
   info.threads = p.num_threads != nullptr ? p.num_threads() : 0;
+  if (p.core_name != nullptr) {
+    const char* core = p.core_name();
+    info.core = core != nullptr ? core : "";
+    info.suggested_core = cpu::blas::suggested_openblas_core(info.core, cpu::simd::supported_target_names());
+  }
   return info;
 }
 
@@ -212,6 +226,28 @@ void use_cpu_blas(const std::string& library) {
 }
 
 namespace cpu::blas {
+
+// Note [OpenBLAS core type]: a DYNAMIC_ARCH OpenBLAS picks its kernels from the CPU model; a model it does
+// not know (a newer CPU, or a VM that hides the model) gets the generic "Prescott" kernels. Debian 12's
+// OpenBLAS 0.3.21 does so on Sapphire Rapids VMs: 31 GFLOP/s float32 against 154 with
+// OPENBLAS_CORETYPE=SkylakeX. The remedy is that variable, read when OpenBLAS loads; this suggests it.
+std::string suggested_openblas_core(std::string_view core, const std::vector<std::string>& targets) {
+  static const char* const kVectorCores[] = {"Haswell",        "Zen",        "SkylakeX", "CooperLake",
+                                             "SapphireRapids", "Zen4",       "Zen5",     "Excavator",
+                                             "Steamroller",    "Piledriver", "Bulldozer"};
+  if (core.empty()) return {};
+  const auto same = [](std::string_view a, std::string_view b) {  // builds without DYNAMIC_ARCH say "HASWELL"
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+  };
+  for (const char* known : kVectorCores) {
+    if (same(core, known)) return {};
+  }
+  const auto runs = [&](const char* name) { return std::find(targets.begin(), targets.end(), name) != targets.end(); };
+  if (runs("avx512")) return "SkylakeX";
+  if (runs("avx2")) return "Haswell";
+  return {};
+}
 
 void gemm(const char* what, Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
           std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {

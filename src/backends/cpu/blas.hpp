@@ -2,6 +2,9 @@
 // The CPU backend's door to BLAS: row-major GEMM on whichever library use_cpu_blas chose
 // (include/accelera/cpu_blas.hpp), with sizes checked against the library's integer width.
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace accelera::cpu::blas {
 
@@ -14,5 +17,9 @@ void gemm(const char* what, Transpose ta, Transpose tb, std::int64_t m, std::int
           std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc);
 void gemm(const char* what, Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
           std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c, std::int64_t ldc);
+
+// The OPENBLAS_CORETYPE that selects kernels fit for a CPU running `targets` (simd target names) when
+// OpenBLAS reports kernels below them as `core`; empty when `core` is fine (Note [OpenBLAS core type]).
+std::string suggested_openblas_core(std::string_view core, const std::vector<std::string>& targets);
 
 }  // namespace accelera::cpu::blas
