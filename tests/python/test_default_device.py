@@ -52,6 +52,7 @@ def test_every_default_follows_the_variable(device_variable, device):
     full = ac.full((2,), 7.5)
     assert full.device == device and full.numpy().tolist() == [7.5, 7.5]
     assert ac.MatrixEngine(enable_progress=False).device == device
+    assert ac.MemoryManager().device == device
     assert ac.Matrix(np.eye(2)).to_gpu().device == device
     assert ac.memory_stats()["budget_bytes"] == ac.memory_stats(device)["budget_bytes"]
     # An explicit device still wins, and host arrays stay where they are (zero-copy views).
