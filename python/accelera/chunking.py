@@ -97,6 +97,8 @@ def chunks_to_tiles(chunks, shape) -> list[tuple[int, int, int, int]]:
     they lie inside the result and cover it once is checked by the engine."""
     m, n = shape
     tiles = []
+    if chunks is None or not hasattr(chunks, "__iter__"):
+        raise ArgumentError(f"get_chunks(shape, chunk_size) must return or yield the chunks, got {chunks!r}")
     for chunk in chunks:
         if isinstance(chunk, slice):
             chunk = (chunk,)
