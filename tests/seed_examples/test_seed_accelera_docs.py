@@ -263,6 +263,24 @@ def test_memory_optimization(engine):
     assert engine.chunk_size == 32
 
 
+@example(GUIDE, "Performance Guidelines: Performance Tuning")
+def test_performance_tuning(gpu_device, tmp_path):
+    engine = acc.MatrixEngine(device=gpu_device, enable_progress=False)
+    assert not engine.enable_progress
+    engine = acc.MatrixEngine(device=gpu_device, chunking_strategy="row", enable_progress=False)
+    assert engine.chunking_strategy == "row"
+    # Prefetch chunks for better throughput: each chunk arrives on the device while the previous one is used.
+    from accelera.chunking import ChunkIterator
+
+    tensor = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", dtype=np.float32, shape=(1000, 64))
+    tensor[:] = np.random.default_rng(21).standard_normal((1000, 64))
+    strategy, chunk_size, memory_manager = RowChunking(), 128, engine.memory_manager
+    iterator = ChunkIterator(tensor, strategy, chunk_size, memory_manager, prefetch=True)
+    sums = [acc.sum(chunk, axis=1).numpy() for chunk in iterator]
+    assert len(sums) == 8
+    assert_close(np.concatenate(sums), tensor.astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-4)
+
+
 @example(GUIDE, "Troubleshooting: CUDA Out of Memory")
 def test_out_of_memory_remedies():
     engine = acc.MatrixEngine(auto_detect_memory=False, enable_progress=False)
