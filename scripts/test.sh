@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing, build, and run every test (C++ via ctest, Python via
-# pytest).
+# pytest: the package's tests and the seed guides' examples, which end with a summary of the examples).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 bash "$ROOT/scripts/install-deps.sh"
@@ -15,4 +15,4 @@ cmake --build "$ROOT/build/test"
 ctest --test-dir "$ROOT/build/test" --output-on-failure -j "$(nproc)"
 
 cd "$ROOT"
-"$PYTHON" -m pytest -q tests/python
+"$PYTHON" -m pytest -q tests/python tests/seed_examples

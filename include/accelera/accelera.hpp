@@ -14,6 +14,7 @@
 #include "accelera/core/tensor.hpp"
 #include "accelera/cpu_blas.hpp"
 #include "accelera/cpu_features.hpp"
+#include "accelera/chunk_stream.hpp"
 #include "accelera/engine.hpp"
 #include "accelera/kernel.hpp"
 #include "accelera/nn_ops.hpp"

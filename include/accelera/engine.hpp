@@ -29,6 +29,19 @@ ACC_API std::string_view strategy_name(ChunkingStrategy strategy);
 // The strategy of that name; ValueError naming the choices for any other.
 ACC_API ChunkingStrategy parse_chunking_strategy(std::string_view name);
 
+// What the engine does when the device runs out of memory during a call (Note [Out-of-memory recovery] in
+// src/engine/streamed_matmul.hpp): `default_chunk` shrinks the tiles and resumes on the device (and finishes
+// on the CPU a region that not even the smallest tile fits); `cpu` computes what is left on the CPU at once,
+// and also takes a budget too small for any tile; `error` raises OutOfMemoryError. Every fallback is logged
+// and recorded in RunStats.
+enum class FallbackStrategy { cpu, default_chunk, error };
+inline constexpr std::array<FallbackStrategy, 3> kFallbackStrategies = {
+    FallbackStrategy::cpu, FallbackStrategy::default_chunk, FallbackStrategy::error};
+// "cpu", "default_chunk" or "error".
+ACC_API std::string_view fallback_strategy_name(FallbackStrategy strategy);
+// The fallback of that name; ValueError naming the choices for any other.
+ACC_API FallbackStrategy parse_fallback_strategy(std::string_view name);
+
 // One output tile: rows [row0, row0 + rows) x columns [col0, col0 + cols) of C.
 struct OutputChunk {
   std::int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
@@ -47,6 +60,7 @@ struct EngineOptions {
   bool enable_progress = true;  // a progress bar on stderr (when it is a terminal) for long calls
   std::optional<std::int64_t> memory_budget;  // device bytes the engine may use; default: the device's
                                               // allocator budget less what is in use
+  FallbackStrategy fallback = FallbackStrategy::default_chunk;  // out of device memory mid-call
 };
 
 // Statistics of the engine's last call.
@@ -113,6 +127,7 @@ class ACC_API MatrixEngine {
   void set_memory_budget(std::optional<std::int64_t> bytes);
   void set_progress_callback(ProgressCallback callback);
   void set_enable_progress(bool enabled);
+  void set_fallback_strategy(FallbackStrategy fallback);
 
   const RunStats& last_run() const noexcept { return m_last_run; }
   Device device() const noexcept { return m_device; }

@@ -39,6 +39,7 @@ from . import _tensor  # noqa: F401  (installs Tensor's Python methods)
 from ._convert import asarray, device_or_default, from_dlpack, scalar_tensor
 from . import chunking  # noqa: F401
 from .engine import Matrix, MatrixEngine
+from .memory_manager import MemoryManager
 from ._dtypes import DType, bfloat16, bool_, dtype, float16, float32, float64, int32, int64
 from ._nn import (
     attention,
@@ -153,7 +154,7 @@ def ones(shape, dtype=float32, device=None) -> Tensor:
 
 __all__ = [
     "ArgumentError", "CancelledError", "CompiledKernel", "DType", "DTypeError", "DeviceError", "Error",
-    "InternalError", "KernelManager", "Matrix", "MatrixEngine", "NotSupportedError", "OutOfMemoryError",
+    "InternalError", "KernelManager", "Matrix", "MatrixEngine", "MemoryManager", "NotSupportedError", "OutOfMemoryError",
     "OutOfRangeError",
     "ShapeError", "Tensor", "__version__", "abs", "absent_backends", "add", "allow_tf32", "asarray", "bfloat16", "bool_",
     "chunking", "compiled_backends", "cpu_blas_info", "cpu_simd_info", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",

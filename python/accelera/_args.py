@@ -8,6 +8,7 @@ import numbers
 
 import numpy as np
 
+from . import _core
 from ._core import ArgumentError, DTypeError
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -41,3 +42,16 @@ def text(value, name: str) -> str:
     if not isinstance(value, str):
         raise DTypeError(f"{name} must be a string, not {type(value).__name__}")
     return value
+
+
+def parse_bytes(value) -> int | None:
+    """None, an int, or a size such as '512MB', '2GiB', '1.5GB' (read as the command line reads --budget)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ArgumentError("a memory budget is a number of bytes or a size such as '2GB'")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, str):
+        return _core._parse_size(value)
+    raise ArgumentError(f"cannot read {value!r} as a size: use bytes or e.g. '512MB', '2GB', '1GiB'")

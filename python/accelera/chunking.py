@@ -8,6 +8,8 @@ itself chooses the output tiles: a subclass of ``ChunkingStrategy``, or of a bui
 ``(rows,)`` or ``(rows, cols)`` with ``rows``/``cols`` slices of step 1 inside the result, which together must
 cover it exactly once. The engine validates them (a slice reaching past the result is an error, never
 clipped) and streams the operands for each.
+
+``ChunkIterator`` is the general out-of-core map over the chunks of one array, with the same strategies.
 """
 
 from __future__ import annotations
@@ -97,6 +99,8 @@ def chunks_to_tiles(chunks, shape) -> list[tuple[int, int, int, int]]:
     they lie inside the result and cover it once is checked by the engine."""
     m, n = shape
     tiles = []
+    if chunks is None or not hasattr(chunks, "__iter__"):
+        raise ArgumentError(f"get_chunks(shape, chunk_size) must return or yield the chunks, got {chunks!r}")
     for chunk in chunks:
         if isinstance(chunk, slice):
             chunk = (chunk,)
@@ -106,3 +110,6 @@ def chunks_to_tiles(chunks, shape) -> list[tuple[int, int, int, int]]:
         col0, cols = _span(chunk[1], n, chunk) if len(chunk) == 2 else (0, n)
         tiles.append((row0, rows, col0, cols))
     return tiles
+
+
+from ._chunk_iterator import ChunkIterator  # noqa: E402  (it uses the strategies above)

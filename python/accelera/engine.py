@@ -11,15 +11,23 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from ._args import parse_bytes
 from ._convert import asarray
 from ._core import ArgumentError, Tensor
 from .chunking import ChunkingStrategy, chunks_to_tiles, planner_name
+from .memory_manager import MemoryManager
 
 
 def _tensor(x) -> Tensor:
     if isinstance(x, Matrix):
         return x._data
     return asarray(x)
+
+
+def _fallback_name(fallback) -> str:
+    if not isinstance(fallback, str):
+        raise ArgumentError(f"fallback_strategy must be 'cpu', 'default_chunk' or 'error', got {fallback!r}")
+    return fallback  # the engine parses it (ArgumentError naming the choices)
 
 
 def _planner_name(strategy) -> str | None:
@@ -39,17 +47,21 @@ class MatrixEngine:
     the device's free memory and budget; when False, ``chunk_size`` fixes the tile edge. ``chunking_strategy``:
     'row', 'tile', 'adaptive' or a ``ChunkingStrategy``. ``memory_budget``: device bytes the engine may use
     (an int, or a string such as '2GB'). ``enable_progress``: a progress bar on stderr for long calls.
+    ``fallback_strategy``: what happens when the device runs out of memory mid-call: 'default_chunk' shrinks
+    the tiles and resumes on the device (finishing on the CPU what not even the smallest tile fits), 'cpu'
+    computes the rest on the CPU at once (a budget too small for any tile too), 'error' raises
+    OutOfMemoryError. Each fallback is logged and listed in ``last_run``.
     """
 
     def __init__(self, device=None, auto_detect_memory=True, chunking_strategy="adaptive", chunk_size=None,
-                 enable_progress=True, memory_budget=None):
+                 enable_progress=True, memory_budget=None, fallback_strategy="default_chunk"):
         self._user_strategy = None
         name = _planner_name("adaptive" if chunking_strategy is None else chunking_strategy)
         if name is None:  # the strategy chooses its own tiles: the engine plans nothing itself
             self._user_strategy = chunking_strategy
             name = "adaptive"
         self._engine = _core._MatrixEngine(device, bool(auto_detect_memory), name, chunk_size, bool(enable_progress),
-                                           parse_bytes(memory_budget))
+                                           parse_bytes(memory_budget), _fallback_name(fallback_strategy))
 
     # -- configuration -------------------------------------------------------------------------------------
     @property
@@ -86,6 +98,20 @@ class MatrixEngine:
     def set_progress_callback(self, callback) -> None:
         """``callback(progress: dict) -> bool`` after every tile; returning False raises CancelledError."""
         self._engine.set_progress_callback(callback)
+
+    @property
+    def fallback_strategy(self) -> str:
+        """'default_chunk', 'cpu' or 'error' (see the class documentation)."""
+        return self._engine.fallback_strategy
+
+    @fallback_strategy.setter
+    def fallback_strategy(self, fallback: str) -> None:
+        self._engine.set_fallback_strategy(_fallback_name(fallback))
+
+    @property
+    def memory_manager(self) -> MemoryManager:
+        """The device memory this engine may use: available and total bytes, and its budget."""
+        return MemoryManager._of_engine(self._engine)
 
     @property
     def enable_progress(self) -> bool:
@@ -145,19 +171,6 @@ class MatrixEngine:
 
     def __repr__(self) -> str:
         return f"MatrixEngine(device={self.device!r}, chunking_strategy={self.chunking_strategy!r})"
-
-
-def parse_bytes(value) -> int | None:
-    """None, an int, or a size such as '512MB', '2GiB', '1.5GB' (read as the command line reads --budget)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        raise ArgumentError("a memory budget is a number of bytes or a size such as '2GB'")
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, str):
-        return _core._parse_size(value)
-    raise ArgumentError(f"cannot read {value!r} as a size: use bytes or e.g. '512MB', '2GB', '1GiB'")
 
 
 _default_engine = None

@@ -12,6 +12,7 @@ void bind_devices(nb::module_& m);
 void bind_cli(nb::module_& m);
 void bind_kernels(nb::module_& m);
 void bind_engine(nb::module_& m);
+void bind_chunks(nb::module_& m);
 void bind_op_table(nb::module_& m);
 void bind_interrupt(nb::module_& m);
 

@@ -89,7 +89,7 @@ void bind_engine(nb::module_& m) {
           "__init__",
           [](PyEngine* self, std::optional<std::string> device, bool auto_detect_memory,
              const std::string& strategy, std::optional<std::int64_t> chunk_size, bool enable_progress,
-             std::optional<std::int64_t> budget) {
+             std::optional<std::int64_t> budget, const std::string& fallback) {
             EngineOptions o;
             if (device) o.device = Device::parse(*device);
             o.auto_detect_memory = auto_detect_memory;
@@ -97,10 +97,12 @@ void bind_engine(nb::module_& m) {
             o.chunk_size = chunk_size;
             o.enable_progress = enable_progress;
             o.memory_budget = budget;
+            o.fallback = parse_fallback_strategy(fallback);
             new (self) PyEngine(std::move(o));
           },
           nb::arg("device").none(), nb::arg("auto_detect_memory"), nb::arg("chunking_strategy"),
-          nb::arg("chunk_size").none(), nb::arg("enable_progress"), nb::arg("memory_budget").none())
+          nb::arg("chunk_size").none(), nb::arg("enable_progress"), nb::arg("memory_budget").none(),
+          nb::arg("fallback_strategy"))
       .def(
           "matmul",
           [](PyEngine& e, const Tensor& a, const Tensor& b, const std::optional<std::string>& strategy,
@@ -135,6 +137,8 @@ void bind_engine(nb::module_& m) {
           "set_memory_budget", [](PyEngine& e, std::optional<std::int64_t> bytes) { e.set_memory_budget(bytes); },
           nb::arg("bytes").none())
       .def("set_enable_progress", [](PyEngine& e, bool enabled) { e.set_enable_progress(enabled); })
+      .def("set_fallback_strategy",
+           [](PyEngine& e, const std::string& name) { e.set_fallback_strategy(parse_fallback_strategy(name)); })
       .def("set_progress_callback",
            [](PyEngine& e, nb::object callback) {
              if (callback.is_none()) {
@@ -171,7 +175,13 @@ void bind_engine(nb::module_& m) {
       .def_prop_ro("auto_detect_memory", [](const PyEngine& e) { return e.options().auto_detect_memory; })
       .def_prop_ro("chunking_strategy",
                    [](const PyEngine& e) { return std::string(strategy_name(e.options().chunking_strategy)); })
-      .def_prop_ro("enable_progress", [](const PyEngine& e) { return e.options().enable_progress; });
+      .def_prop_ro("enable_progress", [](const PyEngine& e) { return e.options().enable_progress; })
+      .def_prop_ro("fallback_strategy",
+                   [](const PyEngine& e) { return std::string(fallback_strategy_name(e.options().fallback)); })
+      .def_prop_ro("memory_budget", [](const PyEngine& e) { return e.options().memory_budget; })
+      .def_prop_ro("total_memory", [](const PyEngine& e) {
+        return device_interface(e.device()).total_memory(e.device().index);
+      });
 }
 
 }  // namespace accelera::python

@@ -13,6 +13,7 @@ NB_MODULE(_core, m) {
   bind_cli(m);
   bind_kernels(m);
   bind_engine(m);
+  bind_chunks(m);
   bind_op_table(m);
   bind_interrupt(m);
 }

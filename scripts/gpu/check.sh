@@ -7,8 +7,8 @@
 # for this machine's GPU (build/gpu, and the Python package in build/gpu-site), then runs the phases asked
 # for, in order (default: all = build test sanitize bench):
 #   build     configure and build everything, tests and the Python package included
-#   test      every ctest test and pytest tests/python; fails when a test fails, when no GPU test ran, or
-#             when a CUDA test skipped for lack of a device
+#   test      every ctest test and pytest tests/python tests/seed_examples; fails when a test fails, when no
+#             GPU test ran, or when a CUDA test skipped for lack of a device
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests; any finding
 #             fails
 #   bench     bench_cuda.py, bench_cuda_nn.py and bench_engine.py (n up to 32768, cuBLASXt as the anchor)
@@ -313,7 +313,7 @@ phase_test() {
   local pytest_args=()
   read -r -a pytest_args <<<"${ACCELERA_GPU_PYTEST_ARGS:-}"
   rc=0; (cd "$ROOT" && PYTHONPATH="$SITE:$GPU_KIT_SCRIPTS${PYTHONPATH:+:$PYTHONPATH}" PATH="$SITE/bin:$PATH" run "$(remaining)" "$PYTHON" -m pytest \
-    tests/python -q -rs -p no:cacheprovider -p pytest_cuda_usage --junitxml="$STATE/pytest.xml" "${pytest_args[@]}") ||
+    tests/python tests/seed_examples -q -rs -p no:cacheprovider -p pytest_cuda_usage --junitxml="$STATE/pytest.xml" "${pytest_args[@]}") ||
     rc=$?
   [ $rc -ne 124 ] || { late=1; say "test: pytest stopped at the phase's time limit"; }
   if "$PYTHON" "$KIT_PY" tests "$STATE" >> "$STATE/test.log"; then

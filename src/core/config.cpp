@@ -67,6 +67,15 @@ Config read_config() {
     ACC_CHECK(*c.num_threads >= 1, ValueError, "ACCELERA_NUM_THREADS must be >= 1, got {}", *v);
   }
   if (auto v = env("ACCELERA_ALLOW_TF32")) c.allow_tf32 = parse_bool("ACCELERA_ALLOW_TF32", *v);
+  if (auto v = env("ACCELERA_DEVICE"); v && *v != "auto") {
+    try {
+      c.device = Device::parse(*v);
+    } catch (const ValueError&) {
+      throw ValueError(fmt::format("environment variable ACCELERA_DEVICE='{}' is not a device: expected 'auto', "
+                                   "'cpu', 'cuda', 'cuda:N', 'opencl' or 'opencl:N'",
+                                   *v));
+    }
+  }
   if (auto v = env("ACCELERA_KERNEL_CACHE")) {
     c.kernel_cache_dir = *v;
   } else if (auto xdg = env("XDG_CACHE_HOME")) {

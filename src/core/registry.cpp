@@ -116,6 +116,15 @@ std::vector<std::string> compiled_backends() {
 std::string backend_absent_reason(DeviceKind kind) { return registry().absent_reasons[slot(kind)]; }
 
 Device default_device() {
+  if (const std::optional<Device>& chosen = config().device) {
+    // The user's choice must answer: falling back to another device would hide a mistake.
+    try {
+      device_interface(*chosen);
+    } catch (const DeviceError& error) {
+      throw DeviceError(fmt::format("ACCELERA_DEVICE={}: {}", chosen->str(), error.what()));
+    }
+    return *chosen;
+  }
   auto& r = registry();
   for (auto kind : {DeviceKind::cuda, DeviceKind::opencl}) {
     const auto& interface = r.interfaces[slot(kind)];

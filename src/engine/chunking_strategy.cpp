@@ -1,4 +1,5 @@
-// ChunkingStrategy's names: parsed here once, where a caller names a strategy (EngineOptions are typed).
+// ChunkingStrategy's and FallbackStrategy's names: parsed here once, where a caller names one (EngineOptions
+// are typed).
 #include <string>
 
 #include "accelera/core/error.hpp"
@@ -25,6 +26,23 @@ ChunkingStrategy parse_chunking_strategy(std::string_view name) {
     choices += fmt::format("'{}'", choice);
   }
   throw ValueError(fmt::format("unknown chunking strategy '{}': expected {}", name, choices));
+}
+
+std::string_view fallback_strategy_name(FallbackStrategy strategy) {
+  switch (strategy) {
+    case FallbackStrategy::cpu: return "cpu";
+    case FallbackStrategy::default_chunk: return "default_chunk";
+    case FallbackStrategy::error: return "error";
+  }
+  ACC_ASSERT(false, "unknown FallbackStrategy {}", static_cast<int>(strategy));
+  return {};
+}
+
+FallbackStrategy parse_fallback_strategy(std::string_view name) {
+  for (FallbackStrategy choice : kFallbackStrategies) {
+    if (name == fallback_strategy_name(choice)) return choice;
+  }
+  throw ValueError(fmt::format("unknown fallback_strategy '{}': expected 'cpu', 'default_chunk' or 'error'", name));
 }
 
 }  // namespace accelera

@@ -68,6 +68,7 @@ void MatrixEngine::set_memory_budget(std::optional<std::int64_t> bytes) {
 
 void MatrixEngine::set_progress_callback(ProgressCallback callback) { m_callback = std::move(callback); }
 void MatrixEngine::set_enable_progress(bool enabled) { m_options.enable_progress = enabled; }
+void MatrixEngine::set_fallback_strategy(FallbackStrategy fallback) { m_options.fallback = fallback; }
 
 std::int64_t MatrixEngine::budget_bytes() const {
   const MemoryStats stats = allocator_for(m_device).stats();
@@ -145,18 +146,35 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& 
     try {
       return finish(run_in_core(a, b, out, in_core_bytes, stats));
     } catch (const OutOfMemoryError& error) {
-      // The device could not hold what the budget promised (another user, fragmentation): stream instead.
-      if (m == 0 || n == 0 || k == 0) throw;
+      // The device could not hold what the budget promised (another user, fragmentation): stream instead,
+      // or compute on the CPU, as the fallback strategy says.
+      if (m == 0 || n == 0 || k == 0 || m_options.fallback == FallbackStrategy::error) {
+        m_last_run = std::move(stats);
+        throw;
+      }
+      const bool on_cpu = m_options.fallback == FallbackStrategy::cpu;
       stream_budget = in_core_bytes / 2;
       ++stats.fallbacks;
-      stats.fallback_log.push_back(fmt::format("out of device memory in core ({}); streaming within {} bytes",
-                                               error.what(), stream_budget));
+      stats.fallback_log.push_back(
+          on_cpu ? fmt::format("out of device memory in core ({}); computed on the CPU", error.what())
+                 : fmt::format("out of device memory in core ({}); streaming within {} bytes", error.what(),
+                               stream_budget));
       ACC_LOG_INFO("MatrixEngine: {}", stats.fallback_log.back());
       stats.bytes_host_to_device = stats.bytes_device_to_host = 0;
+      if (on_cpu) {
+        stats.strategy = "cpu";
+        stats.peak_device_bytes = 0;
+        const bool host_out = out && out->device().is_cpu();
+        const Tensor host = host_out ? *out : Tensor::empty(Shape({m, n}), dtype, Device::cpu());
+        matmul_into(a.to(Device::cpu()), b.to(Device::cpu()), host);
+        if (!out || host_out) return finish(host);
+        engine::copy_across_devices(host, *out);
+        return finish(*out);
+      }
     }
   }
   const engine::StreamSettings settings{m_device, fixed_chunks ? *m_options.chunk_size : 0, m_options.enable_progress,
-                                        &m_callback};
+                                        &m_callback, m_options.fallback};
   try {
     return finish(engine::streamed_matmul(a, b, tiling, out, stream_budget, settings, stats));
   } catch (Error& error) {

@@ -1,5 +1,6 @@
 #include "engine/streamed_matmul.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <variant>
 #include <vector>
@@ -68,7 +69,8 @@ class StreamedMatmul {
     try {
       plan = plan_region(region);
     } catch (const OutOfMemoryError& error) {
-      if (!region.after_failure) throw;  // a budget too small from the start is the caller's error
+      // A budget too small from the start is the caller's error, unless the CPU is the chosen fallback.
+      if (!region.after_failure && m_settings.fallback != FallbackStrategy::cpu) throw;
       compute_on_cpu(region, error);
       return;
     }
@@ -85,7 +87,11 @@ class StreamedMatmul {
         report_progress();
       });
     } catch (const OutOfMemoryError& error) {
-      requeue_unfinished(region, plan, done, error);
+      switch (m_settings.fallback) {
+        case FallbackStrategy::error: throw;
+        case FallbackStrategy::cpu: finish_on_cpu(region, plan, done, error); break;
+        case FallbackStrategy::default_chunk: requeue_unfinished(region, plan, done, error); break;
+      }
     }
     if (!region.is_first()) piece_finished(region);
   }
@@ -114,6 +120,25 @@ class StreamedMatmul {
     m_stats.tiles = 1;
     start_progress(1);
     ++m_tiles_done;
+  }
+
+  // FallbackStrategy::cpu: every tile of the failed plan that has not landed is computed on the CPU.
+  void finish_on_cpu(const Region& region, const Plan& plan, const std::vector<char>& done,
+                     const OutOfMemoryError& error) {
+    const auto left = static_cast<std::int64_t>(std::count(done.begin(), done.end(), 0));
+    log_fallback(fmt::format("out of device memory with {}x{}x{} tiles ({}); the {} unfinished tile(s) computed on "
+                             "the CPU",
+                             plan.tile_m, plan.tile_n, plan.tile_k, error.what(), left));
+    for (std::size_t i = 0; i < plan.tiles.size(); ++i) {
+      if (done[i]) continue;
+      const OutputChunk& c = plan.tiles[i];
+      matmul_into(m_a.slice(0, c.row0, c.row0 + c.rows), m_b.slice(1, c.col0, c.col0 + c.cols), block(m_c, c));
+      m_stats.finished_tiles.push_back(c);
+      if (region.is_first()) {
+        ++m_tiles_done;
+        report_progress();
+      }
+    }
   }
 
   void record_first_plan(const Plan& plan) {

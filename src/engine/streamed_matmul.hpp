@@ -8,6 +8,9 @@
 // the failed plan's footprint. A region that cannot be planned once a failure has been seen is computed on
 // the CPU; before any failure, a budget that plans nothing is the caller's OutOfMemoryError. Every shrink
 // and CPU fallback is an info log line and a line in RunStats::fallback_log.
+// That is FallbackStrategy::default_chunk. Under FallbackStrategy::cpu a failed plan's unfinished tiles are
+// computed on the CPU at once (no shrinking), and so is a region whose budget plans nothing, failure or
+// not. Under FallbackStrategy::error the OutOfMemoryError goes to the caller.
 // The queue is worked last-in first-out, so the pieces of a failed tile finish before the next tile starts
 // (fallbacks are logged in the order they happen). Progress counts the tiles of the first plan: one is done
 // when the last piece queued for it finishes.
@@ -23,6 +26,7 @@ struct StreamSettings {
   std::int64_t fixed_chunk = 0;  // a fixed tile edge (EngineOptions::chunk_size without auto-detection); 0: none
   bool enable_progress = true;
   const ProgressCallback* callback = nullptr;  // after every tile; may be null or empty
+  FallbackStrategy fallback = FallbackStrategy::default_chunk;
 };
 
 // C = A @ B through settings.device within `budget` bytes, tiled as `tiling` says. The result lands in

@@ -346,6 +346,41 @@ TEST(Config, OtherBadVariablesAreValueErrors) {
   EXPECT_EQ(config().num_threads, 3);
 }
 
+TEST(Config, DeviceVariableChoosesTheDefaultDevice) {
+  EnvGuard env;
+  for (const char* bad : {"gpu", "cuda:x", "opencl:-1", "CPU", ""}) {
+    if (*bad == '\0') continue;  // empty means unset, as for every variable
+    SCOPED_TRACE(bad);
+    env.set("ACCELERA_DEVICE", bad);
+    try {
+      reload_config();
+      ADD_FAILURE() << "no exception";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("ACCELERA_DEVICE"), std::string::npos) << e.what();
+    }
+  }
+  env.set("ACCELERA_DEVICE", "cpu");
+  ASSERT_NO_THROW(reload_config());
+  EXPECT_EQ(default_device(), Device::cpu());
+  env.set("ACCELERA_DEVICE", "auto");
+  ASSERT_NO_THROW(reload_config());
+  EXPECT_FALSE(config().device.has_value());
+  for (const auto& info : devices()) {
+    env.set("ACCELERA_DEVICE", info.device.str().c_str());
+    ASSERT_NO_THROW(reload_config());
+    EXPECT_EQ(default_device(), info.device);
+  }
+  // A device that does not answer is an error naming the variable, never a quiet switch to another.
+  env.set("ACCELERA_DEVICE", "opencl:1000");
+  ASSERT_NO_THROW(reload_config());
+  try {
+    default_device();
+    ADD_FAILURE() << "no exception";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("ACCELERA_DEVICE=opencl:1000"), std::string::npos) << e.what();
+  }
+}
+
 // config() promises a ValueError naming the variable for any malformed value, the log level included.
 TEST(Config, BadLogLevelIsValueError) {
   EnvGuard env;

@@ -212,6 +212,57 @@ TEST_P(EngineTest, RecoversFromOutOfMemoryAtEveryAllocation) {
   }
 }
 
+TEST_P(EngineTest, FallbackStrategyCpuAndErrorAtEveryAllocation) {
+  std::mt19937_64 rng(17);
+  const Device d = GetParam();
+  const Tensor a = host_matrix(37, 41, DType::f32, rng), b = host_matrix(41, 43, DType::f32, rng);
+  Tensor out = Tensor::empty(Shape({37, 43}), DType::f32);
+  auto& allocator = accelera::allocator_for(d);
+  const auto before = allocator.stats();
+  engine_with_budget(8 * 1024).matmul(a, b, std::nullopt, out);
+  const auto allocations = allocator.stats().num_allocs - before.num_allocs;
+  const auto baseline = allocator.stats().current_bytes;
+  for (std::int64_t nth = 1; nth <= allocations; ++nth) {
+    poison(out);
+    MatrixEngine cpu = engine_with_budget(8 * 1024);
+    cpu.set_fallback_strategy(accelera::FallbackStrategy::cpu);
+    allocator.fail_nth_allocation(nth);
+    cpu.matmul(a, b, std::nullopt, out);
+    allocator.fail_nth_allocation(0);
+    expect_product(out, a, b, fmt::format("cpu fallback after failure at allocation {}", nth));
+    ASSERT_EQ(cpu.last_run().fallbacks, 1) << nth;  // no shrinking: one failure, the CPU does the rest
+    EXPECT_NE(cpu.last_run().fallback_log[0].find("on the CPU"), std::string::npos);
+
+    MatrixEngine strict = engine_with_budget(8 * 1024);
+    strict.set_fallback_strategy(accelera::FallbackStrategy::error);
+    allocator.fail_nth_allocation(nth);
+    EXPECT_THROW(strict.matmul(a, b, std::nullopt, out), accelera::OutOfMemoryError) << nth;
+    allocator.fail_nth_allocation(0);
+    EXPECT_EQ(strict.last_run().fallbacks, 0);
+    EXPECT_FALSE(strict.last_run().completed);
+    EXPECT_EQ(allocator.stats().current_bytes, baseline) << "leak after failure at allocation " << nth;
+  }
+  // A budget too small for any tile: the caller's error, unless the CPU is the chosen fallback.
+  EXPECT_THROW(engine_with_budget(64).matmul(a, b), accelera::OutOfMemoryError);
+  MatrixEngine cpu = engine_with_budget(64);
+  cpu.set_fallback_strategy(accelera::FallbackStrategy::cpu);
+  expect_product(cpu.matmul(a, b), a, b, "budget too small, cpu fallback");
+  EXPECT_EQ(cpu.last_run().strategy, "cpu");
+}
+
+TEST(EngineFallbackNames, ParsedWithTheChoicesInTheError) {
+  for (auto f : accelera::kFallbackStrategies) {
+    EXPECT_EQ(accelera::parse_fallback_strategy(accelera::fallback_strategy_name(f)), f);
+  }
+  EXPECT_EQ(accelera::EngineOptions{}.fallback, accelera::FallbackStrategy::default_chunk);
+  try {
+    accelera::parse_fallback_strategy("gpu");
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("'cpu', 'default_chunk' or 'error'"), std::string::npos);
+  }
+}
+
 TEST_P(EngineTest, FallsBackToTheCpuWhenNoTileFitsAfterFailures) {
   std::mt19937_64 rng(13);
   const Device d = GetParam();

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include "accelera/core/device.hpp"
 #include "accelera/core/export.hpp"
 
 namespace accelera {
@@ -16,6 +17,7 @@ struct Config {
   std::optional<int> num_threads;             // ACCELERA_NUM_THREADS (default: OpenMP's choice)
   std::string kernel_cache_dir;               // ACCELERA_KERNEL_CACHE (default: ~/.cache/accelera/kernels)
   bool allow_tf32 = false;                    // ACCELERA_ALLOW_TF32 (see allow_tf32())
+  std::optional<Device> device;               // ACCELERA_DEVICE: default_device() ("auto" or unset: the best)
 };
 
 // Throws ValueError naming the variable when one holds a malformed value.

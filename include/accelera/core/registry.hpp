@@ -22,7 +22,8 @@ ACC_API std::vector<DeviceInfo> devices();
 ACC_API std::string backend_absent_reason(DeviceKind kind);
 // Names of the device kinds compiled into this build ("cpu", ...).
 ACC_API std::vector<std::string> compiled_backends();
-// The device Accelera picks when none is given: the first GPU or accelerator, else the CPU.
+// The device Accelera picks when none is given: ACCELERA_DEVICE when set (DeviceError naming the variable
+// when that device does not answer), else the first GPU or accelerator, else the CPU.
 ACC_API Device default_device();
 
 // Memory helpers over allocator_for(device).
