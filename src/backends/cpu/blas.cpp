@@ -1,10 +1,11 @@
 // The CPU backend's BLAS: the linked OpenBLAS, or a library chosen at run time (use_cpu_blas).
 // Note [Sharing NumPy's BLAS]: NumPy wheels carry their own OpenBLAS with its own thread pool. After a
 // product, OpenBLAS's workers spin for a while (about 0.1 s) before they sleep; a product on the other pool in
-// that window shares the cores with spinning threads and, split statically, runs at about half speed
-// (measured: acc.matmul right after np.matmul at 0.2-0.5x NumPy on 2 cores). The Python package therefore
-// points the CPU backend at NumPy's library, which is already loaded, so that both run on one pool.
-// A library is opened once and never closed (a product may still run on it in another thread); the chosen
+// that window shares the cores with spinning threads and, split statically, runs slower (acc.matmul right
+// after np.matmul: 0.53x NumPy at n = 1024 and 0.83x at 2048 on a 2-core Zen 3; 1.00-1.03x on one pool).
+// The Python package therefore points the CPU backend at NumPy's library, which is already loaded, so that
+// both run on one pool. A library is opened once and never closed, and providers are never destroyed (a
+// product may still run in another thread, or from Python after static destructors at exit); the chosen
 // provider is swapped atomically, so a product runs wholly on one library.
 #include "accelera/cpu_blas.hpp"
 
@@ -83,7 +84,7 @@ void set_linked_gemm(Provider& p) {
 }
 
 const Provider& builtin_provider() {
-  static const Provider provider = [] {
+  static const Provider& provider = *new Provider([] {
     Provider p;
     set_linked_gemm<blasint>(p);
     p.num_threads = [] { return openblas_get_num_threads(); };
@@ -93,7 +94,7 @@ const Provider& builtin_provider() {
     p.core_name = [] { return static_cast<const char*>(openblas_get_corename()); };
     p.info.builtin = true;
     return p;
-  }();
+  }());
   return provider;
 }
 
@@ -217,8 +218,8 @@ void use_cpu_blas(const std::string& library) {
   }
   ACC_CHECK(!library.empty(), ValueError, "use_cpu_blas: expected 'builtin' or the path of a BLAS library, got ''");
   // One provider per path, kept for the life of the process.
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Provider>> opened;
+  static std::mutex& mutex = *new std::mutex;
+  static auto& opened = *new std::map<std::string, std::unique_ptr<Provider>>;
   const std::lock_guard lock(mutex);
   auto it = opened.find(library);
   if (it == opened.end()) it = opened.emplace(library, open_provider(library)).first;
