@@ -123,6 +123,17 @@ def test_softmax_and_log_softmax(device, dtype, axis, rng):
     close(ac.log_softmax(ac.asarray(x, device=device), axis=axis), np.log(want), dtype, scale=100)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log_softmax_of_huge_values_keeps_the_log_of_the_sum(device, dtype):
+    # x - (max + log(sum)) would lose log(sum) to the rounding of max + log(sum).
+    huge = np.finfo(dtype).max / 2
+    x = np.array([[huge, huge, huge, huge], [huge, huge - huge / 2**10, 0, -huge]], dtype=dtype)
+    got = np.asarray(ac.log_softmax(ac.asarray(x, device=device)))
+    assert got[0] == pytest.approx([-np.log(4)] * 4, rel=1e-6)
+    assert got[1][0] == pytest.approx(0.0, abs=1e-6)
+    assert np.all(np.isneginf(got[1][1:]) | (got[1][1:] < -1e30))
+
+
 def _seq_cases():
     pairs = [(1, 1), (239, 1), (113, 203), (203, 113)]
     dims = [32, 64, 80, 128, 256]

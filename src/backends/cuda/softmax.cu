@@ -21,8 +21,8 @@ __global__ void __launch_bounds__(1024) softmax_rows(Rows R, bool log, const T* 
     s = block_reduce<false>(s, scratch);
     T* yr = out + row * R.n;
     if (log) {
-      const C shift = m + log_of(s);
-      for_each_column<Cached>(R.n, [&](int j, std::int64_t k) { yr[k] = store<T>(xs.at(j, k) - shift); });
+      const C log_s = log_of(s);  // (x - m) - log(s): a large m would absorb log(s)
+      for_each_column<Cached>(R.n, [&](int j, std::int64_t k) { yr[k] = store<T>((xs.at(j, k) - m) - log_s); });
     } else {
       const C inv = C(1) / s;
       for_each_column<Cached>(R.n, [&](int j, std::int64_t k) { yr[k] = store<T>(exp_of(xs.at(j, k) - m) * inv); });

@@ -27,8 +27,8 @@ __kernel void softmax(const long n, __global const T* x, const long xo, __global
   }
   s = scratch[0];
 #ifdef LOG_SOFTMAX
-  const T shift = m + log(s);
-  for (long k = lid; k < n; k += lsize) y[k] = xr[k] - shift;
+  const T log_s = log(s);  // (x - m) - log(s): a large m would absorb log(s)
+  for (long k = lid; k < n; k += lsize) y[k] = (xr[k] - m) - log_s;
 #else
   const T inv = (T)1 / s;
   for (long k = lid; k < n; k += lsize) y[k] = exp(xr[k] - m) * inv;
