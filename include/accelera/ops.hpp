@@ -47,5 +47,16 @@ ACC_API Tensor sqrt(const Tensor& x);
 ACC_API Tensor sum(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 ACC_API Tensor mean(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 ACC_API Tensor max(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+ACC_API Tensor min(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+ACC_API Tensor prod(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+// Statistics built on the reductions (src/ops/statistics.cpp). var and std divide by count - correction
+// (0 gives the population figure, 1 the sample one) and compute integers in float64, as NumPy does.
+ACC_API Tensor var(const Tensor& x, const Axes& axes = std::nullopt, double correction = 0.0, bool keepdims = false);
+ACC_API Tensor stddev(const Tensor& x, const Axes& axes = std::nullopt, double correction = 0.0, bool keepdims = false);
+// Logical reductions: bool results; an element is true when it is nonzero (nan is true).
+ACC_API Tensor all(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+ACC_API Tensor any(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+// The number of nonzero elements, as int64.
+ACC_API Tensor count_nonzero(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 
 }  // namespace accelera

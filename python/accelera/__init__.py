@@ -76,6 +76,7 @@ from ._ops import (
     sum,
     tanh,
 )
+from ._statistics import all, any, count_nonzero, diff, min, prod, std, var  # noqa: A004
 
 
 from . import backends  # noqa: E402  (after the core names it uses)
@@ -164,4 +165,6 @@ __all__ = [
     # fused neural-network ops
     "attention", "attention_backward", "backends", "bias_gelu", "gelu", "gelu_backward", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",
+    # reductions and statistics
+    "all", "any", "count_nonzero", "diff", "min", "prod", "std", "var",
 ]

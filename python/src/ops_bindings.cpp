@@ -51,6 +51,15 @@ void bind_ops(nb::module_& m) {
   def_reduce<&sum>(m, "sum");
   def_reduce<&mean>(m, "mean");
   def_reduce<&max>(m, "max");
+  def_reduce<&min>(m, "min");
+  def_reduce<&prod>(m, "prod");
+  def_reduce<&all>(m, "all");
+  def_reduce<&any>(m, "any");
+  def_reduce<&count_nonzero>(m, "count_nonzero");
+  m.def("var", &var, nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("correction") = 0.0,
+        nb::arg("keepdims") = false, nb::call_guard<ReleaseGil>());
+  m.def("std", &stddev, nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("correction") = 0.0,
+        nb::arg("keepdims") = false, nb::call_guard<ReleaseGil>());
 }
 
 }  // namespace accelera::python

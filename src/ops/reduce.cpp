@@ -1,4 +1,4 @@
-// sum, mean and max over axes, with NumPy's result dtypes and keepdims.
+// sum, prod, mean, max and min over axes, with NumPy's result dtypes and keepdims.
 #include <algorithm>
 #include <limits>
 
@@ -26,8 +26,12 @@ std::vector<std::int64_t> normalize_axes(const Axes& axes, std::int64_t ndim, st
   return out;
 }
 
+bool is_extremum(const OpSchema<ReduceKernel>& op) { return &op == &op::max || &op == &op::min; }
+
 DType result_dtype(const OpSchema<ReduceKernel>& op, DType in) {
-  if (&op == &op::sum) return (in == DType::boolean || in == DType::i32) ? DType::i64 : in;  // as NumPy
+  if (&op == &op::sum || &op == &op::prod) {
+    return (in == DType::boolean || in == DType::i32) ? DType::i64 : in;  // as NumPy
+  }
   if (&op == &op::mean) return (in == DType::boolean || is_integral(in)) ? DType::f64 : in;
   return in;
 }
@@ -36,8 +40,8 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
   const auto name = op.name;
   check_defined(x, name, "the operand");
   const auto axis_list = normalize_axes(axes, x.ndim(), name);
-  ACC_CHECK(&op != &op::max || x.dtype() != DType::boolean, DTypeError,
-            "max is not defined for bool tensors (convert with astype)");
+  ACC_CHECK(!is_extremum(op) || x.dtype() != DType::boolean, DTypeError,
+            "{} is not defined for bool tensors (use all/any, or convert with astype)", name);
   const DType dtype = result_dtype(op, x.dtype());
   const auto kernel = kernel_for(op, x.device(), dtype);
   std::vector<std::int64_t> kept_dims = x.shape().dims();
@@ -47,12 +51,15 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
     kept_dims[static_cast<std::size_t>(a)] = 1;
   }
   const Shape kept_shape(kept_dims);
-  ACC_CHECK(&op != &op::max || count > 0 || kept_shape.numel() == 0, ValueError,
-            "max of an empty selection has no identity (reduced axes of {} have no elements)", x.shape().str());
+  ACC_CHECK(!is_extremum(op) || count > 0 || kept_shape.numel() == 0, ValueError,
+            "{} of an empty selection has no identity (reduced axes of {} have no elements)", name, x.shape().str());
   Tensor out = Tensor::empty(kept_shape, dtype, x.device());
   if (count == 0) {
-    // Nothing to reduce (kernels never see an empty operand): the sum is 0, the mean nan, as in NumPy.
-    fill_tensor(out, &op == &op::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+    // Nothing to reduce (kernels never see an empty operand): the sum is 0, the product 1, the mean nan,
+    // as in NumPy.
+    fill_tensor(out, &op == &op::mean   ? std::numeric_limits<double>::quiet_NaN()
+                     : &op == &op::prod ? 1.0
+                                        : 0.0);
   } else if (kept_shape.numel() > 0) {
     kernel(cast_to(x, dtype), axis_list, out);
   }
@@ -69,5 +76,7 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
 Tensor sum(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::sum, x, axes, keepdims); }
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::mean, x, axes, keepdims); }
 Tensor max(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::max, x, axes, keepdims); }
+Tensor min(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::min, x, axes, keepdims); }
+Tensor prod(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::prod, x, axes, keepdims); }
 
 }  // namespace accelera

@@ -1,7 +1,8 @@
 #pragma once
-// The reduction kernels sum, mean and max: out has x's rank with the reduced axes of extent 1; `axes` are
-// sorted and unique; x and out have the same dtype (the op casts first: NumPy sums int32 and bool as
-// int64 and averages integers in float64); x has any strides and at least one element.
+// The reduction kernels sum, prod, mean, max and min: out has x's rank with the reduced axes of extent 1;
+// `axes` are sorted and unique; x and out have the same dtype (the op casts first: NumPy sums and
+// multiplies int32 and bool as int64 and averages integers in float64); x has any strides and at least
+// one element.
 #include <cstdint>
 #include <span>
 
@@ -16,6 +17,8 @@ namespace op {
 inline constexpr OpSchema<ReduceKernel> sum{"sum"};
 inline constexpr OpSchema<ReduceKernel> mean{"mean"};
 inline constexpr OpSchema<ReduceKernel> max{"max"};
+inline constexpr OpSchema<ReduceKernel> min{"min"};
+inline constexpr OpSchema<ReduceKernel> prod{"prod"};
 }  // namespace op
 
 }  // namespace accelera

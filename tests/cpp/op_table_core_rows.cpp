@@ -186,7 +186,9 @@ std::vector<Row> elementwise_rows() {
 
 // ---- reductions -------------------------------------------------------------------------------------
 
-enum class Reduction { sum, mean, max };
+enum class Reduction { sum, mean, max, min, prod };
+
+bool is_extremum(Reduction r) { return r == Reduction::max || r == Reduction::min; }
 
 // The float64 reference of a reduction over `axes` (sorted) with keepdims.
 Ref reduce_ref(const Tensor& x, const std::vector<std::int64_t>& axes, Reduction r) {
@@ -194,7 +196,11 @@ Ref reduce_ref(const Tensor& x, const std::vector<std::int64_t>& axes, Reduction
   for (auto a : axes) kept[static_cast<std::size_t>(a)] = 1;
   const Shape out_shape(kept);
   const auto n = static_cast<std::size_t>(out_shape.numel());
-  std::vector<double> acc(n, r == Reduction::max ? -kInf : 0.0), mag(n, 0.0), count(n, 0.0);
+  const double init = r == Reduction::max ? -kInf : r == Reduction::min ? kInf : r == Reduction::prod ? 1.0 : 0.0;
+  std::vector<double> acc(n, init), mag(n, 0.0), count(n, 0.0);
+  // Integer products wrap modulo 2^64, as the kernels' (and NumPy's) do.
+  std::vector<std::uint64_t> wrapped(n, 1);
+  const bool integer_product = r == Reduction::prod && integral(x.dtype());
   for_each_index(x.shape(), [&](const Index& i, std::int64_t) {
     Index o = i;
     for (auto a : axes) o[static_cast<std::size_t>(a)] = 0;
@@ -202,7 +208,15 @@ Ref reduce_ref(const Tensor& x, const std::vector<std::int64_t>& axes, Reduction
     for (std::size_t d = 0; d < o.size(); ++d) lin = lin * kept[d] + o[d];
     const double v = get(x, i);
     auto& slot = acc[static_cast<std::size_t>(lin)];
-    slot = r == Reduction::max ? (std::isnan(v) || v > slot ? v : slot) : slot + v;
+    switch (r) {
+      case Reduction::max: slot = std::isnan(v) || v > slot ? v : slot; break;
+      case Reduction::min: slot = std::isnan(v) || v < slot ? v : slot; break;
+      case Reduction::prod: slot *= v; break;
+      default: slot += v;
+    }
+    if (integer_product) {
+      wrapped[static_cast<std::size_t>(lin)] *= static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    }
     mag[static_cast<std::size_t>(lin)] += std::fabs(v);
     count[static_cast<std::size_t>(lin)] += 1;
   });
@@ -211,7 +225,10 @@ Ref reduce_ref(const Tensor& x, const std::vector<std::int64_t>& axes, Reduction
     if (r == Reduction::mean) {
       ref.v[k] /= count[k];
       ref.mag[k] /= count[k];
-    } else if (r == Reduction::max) {
+    } else if (is_extremum(r)) {
+      ref.mag[k] = std::fabs(ref.v[k]);
+    } else if (r == Reduction::prod) {
+      if (integer_product) ref.v[k] = static_cast<double>(static_cast<std::int64_t>(wrapped[k]));
       ref.mag[k] = std::fabs(ref.v[k]);
     }
   }
@@ -222,7 +239,10 @@ Row reduction_row(const std::string& name, Reduction r,
                   accelera::Tensor (*op)(const Tensor&, const accelera::Axes&, bool)) {
   return {name, [r, op](DType dt, std::mt19937_64& rng) {
             std::vector<Case> cases;
-            const double lo = integral(dt) ? -1000 : -1, hi = integral(dt) ? 1000 : 1;
+            // Products of up to 257 factors: integers small (they wrap anyway), floats near 1 (no underflow).
+            const bool product = r == Reduction::prod;
+            const double lo = integral(dt) ? (product ? -3 : -1000) : (product ? 0.8 : -1);
+            const double hi = integral(dt) ? (product ? 3 : 1000) : (product ? 1.25 : 1);
             for (const Shape& shape : {Shape{}, Shape{7}, Shape{0, 5}, Shape{13, 31}, Shape{3, 1, 127}, Shape{257, 3},
                                        Shape{2, 3, 4, 5}}) {
               std::vector<std::vector<std::int64_t>> axis_sets = {{}};  // {} stands for every axis
@@ -236,7 +256,7 @@ Row reduction_row(const std::string& name, Reduction r,
                 }
                 bool empty_reduction = false;
                 for (auto a : axes) empty_reduction = empty_reduction || shape[a] == 0;
-                if (r == Reduction::max && empty_reduction) continue;  // no identity: the op raises
+                if (is_extremum(r) && empty_reduction) continue;  // no identity: the op raises
                 for (View v : {View::contiguous, View::transposed, View::step2, View::negstep, View::broadcast}) {
                   Input in = make_input(shape, dt, v, rng, lo, hi);
                   const accelera::Axes op_axes = axes_list.empty() ? accelera::Axes{} : accelera::Axes{axes_list};
@@ -245,7 +265,9 @@ Row reduction_row(const std::string& name, Reduction r,
                                      return std::vector<Tensor>{op(t[0], op_axes, true)};
                                    },
                                    {reduce_ref(in.host(), axes, r)},
-                                   r == Reduction::max ? Tol{0, 0} : accumulated_tol(dt)});
+                                   is_extremum(r)  ? Tol{0, 0}
+                                   : product      ? rounded_tol(dt)
+                                                  : accumulated_tol(dt)});
                 }
               }
             }
@@ -328,7 +350,9 @@ std::vector<Row> core_rows() {
   std::vector<Row> out = {copy_row(), fill_row(), matmul_row(),
                           reduction_row("sum", Reduction::sum, &accelera::sum),
                           reduction_row("mean", Reduction::mean, &accelera::mean),
-                          reduction_row("max", Reduction::max, &accelera::max)};
+                          reduction_row("max", Reduction::max, &accelera::max),
+                          reduction_row("min", Reduction::min, &accelera::min),
+                          reduction_row("prod", Reduction::prod, &accelera::prod)};
   for (auto& row : elementwise_rows()) out.push_back(std::move(row));
   return out;
 }

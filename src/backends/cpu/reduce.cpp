@@ -1,4 +1,4 @@
-// Sum, mean and max over any set of axes.
+// Sum, product, mean, max and min over any set of axes.
 // Note [Reduction paths]: the output elements are iterated over the kept axes. When the reduced elements
 // of one output are contiguous-ish (row reductions, full reductions), each output is reduced with 8
 // independent accumulators (vectorisable, and more accurate than one running sum); a single output is
@@ -27,6 +27,7 @@ template <typename T>
 struct SumOp {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
   static constexpr bool kIsMax = false;
+  static constexpr bool kIsSum = true;
   static Acc init() { return Acc{0}; }
   static Acc step(Acc a, T v) { return a + static_cast<Acc>(v); }
   static Acc combine(Acc a, Acc b) { return a + b; }
@@ -41,10 +42,44 @@ struct MeanOp : SumOp<T> {
   }
 };
 
+// Products accumulate like sums: floats in double, integers in int64 wrapping as NumPy's do.
+template <typename T>
+struct ProdOp {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+  static constexpr bool kIsMax = false;
+  static constexpr bool kIsSum = false;
+  static Acc init() { return Acc{1}; }
+  static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(v)); }
+  static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_integral_v<Acc>) {
+      return static_cast<Acc>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+    } else {
+      return a * b;
+    }
+  }
+  static T finish(Acc a, std::int64_t) { return static_cast<T>(a); }
+};
+
+template <typename T>
+struct MinOp {
+  using Acc = T;
+  static constexpr bool kIsMax = false;
+  static constexpr bool kIsSum = false;
+  static Acc init() {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::max();
+  }
+  // nan wins and stays, as in NumPy.
+  static Acc step(Acc a, T v) { return (v < a || v != v) ? v : a; }
+  static Acc combine(Acc a, Acc b) { return step(a, b); }
+  static T finish(Acc a, std::int64_t) { return a; }
+};
+
 template <typename T>
 struct MaxOp {
   using Acc = T;
   static constexpr bool kIsMax = true;
+  static constexpr bool kIsSum = false;
   static Acc init() {
     if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
     return std::numeric_limits<T>::lowest();
@@ -61,7 +96,7 @@ typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, t
   if constexpr (std::is_floating_point_v<T>) {
     if (stride == 1) {
       if constexpr (Op::kIsMax) return Op::combine(acc, simd::max(p, len));
-      return acc + simd::sum(p, len);
+      if constexpr (Op::kIsSum) return acc + simd::sum(p, len);
     }
   }
   if (stride == 1) {
@@ -188,11 +223,22 @@ void max_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tenso
   dispatch_arith(out.dtype(), "max", [&](auto t) { run<MaxOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
+void prod_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  dispatch_arith(out.dtype(), "prod", [&](auto t) { run<ProdOp<decltype(t)>, decltype(t)>(x, axes, out); });
+}
+
+void min_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  dispatch_arith(out.dtype(), "min", [&](auto t) { run<MinOp<decltype(t)>, decltype(t)>(x, axes, out); });
+}
+
 ACC_REGISTER_KERNELS {
   // The op sums int32 and bool as int64 (NumPy), so int32 never reaches the kernel.
   register_kernel(op::sum, DeviceKind::cpu, dtypes::floating | DTypeSet{DType::i64}, &sum_kernel);
   register_kernel(op::mean, DeviceKind::cpu, dtypes::floating, &mean_kernel);
   register_kernel(op::max, DeviceKind::cpu, dtypes::arithmetic, &max_kernel);
+  register_kernel(op::min, DeviceKind::cpu, dtypes::arithmetic, &min_kernel);
+  // As for sum, int32 and bool arrive as int64.
+  register_kernel(op::prod, DeviceKind::cpu, dtypes::floating | DTypeSet{DType::i64}, &prod_kernel);
 }
 
 }  // namespace accelera::cpu

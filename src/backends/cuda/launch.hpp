@@ -55,7 +55,7 @@ bool unary(UnaryFunction fn, DType dtype, const Layout& layout, void* out, const
 // output (operand 0: x). per_thread: one thread per output (short or column reductions, where adjacent
 // threads read adjacent memory). Otherwise one block per output, or `parts` blocks per output writing
 // `partials` (8 bytes per part and output) that a second kernel combines.
-enum class ReduceFunction { sum, mean, max };
+enum class ReduceFunction { sum, mean, max, min, prod };
 struct ReduceShape {
   Layout kept, reduced;
   std::int64_t outputs = 0, count = 0, parts = 1;

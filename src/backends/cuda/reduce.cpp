@@ -1,4 +1,4 @@
-// The reductions sum, mean and max on CUDA (ops/reduce.hpp): the launch shape is chosen here, the kernels
+// The reductions sum, mean, prod, max and min on CUDA (ops/reduce.hpp): the launch shape is chosen here, the kernels
 // are in reduce.cu.
 #include <algorithm>
 
@@ -54,6 +54,9 @@ ACC_REGISTER_KERNELS {
   register_kernel(op::mean, DeviceKind::cuda, dtypes::floating | dtypes::half,
                   &reduce_kernel<kernels::ReduceFunction::mean>);
   register_kernel(op::max, DeviceKind::cuda, computed, &reduce_kernel<kernels::ReduceFunction::max>);
+  register_kernel(op::min, DeviceKind::cuda, computed, &reduce_kernel<kernels::ReduceFunction::min>);
+  register_kernel(op::prod, DeviceKind::cuda, dtypes::floating | dtypes::half | DTypeSet{DType::i64},
+                  &reduce_kernel<kernels::ReduceFunction::prod>);
 }
 
 }  // namespace accelera::cuda

@@ -1,6 +1,6 @@
-// Sum, mean and max over any set of axes (see ReduceShape for the three strategies). Float sums
-// accumulate in double (float16/bfloat16 in float), integer sums in int64 wrapping back on store, as in the
-// CPU backend; max propagates nan.
+// Sum, product, mean, max and min over any set of axes (see ReduceShape for the three strategies). Float
+// sums and products accumulate in double (float16/bfloat16 in float), integer ones in int64 wrapping back on
+// store, as in the CPU backend; max and min propagate nan.
 #include "backends/cuda/common.cuh"
 
 namespace accelera::cuda::kernels {
@@ -30,6 +30,35 @@ struct MeanOp : SumOp<T> {
   __device__ static T finish(Acc a, std::int64_t count) {
     return store<T>(static_cast<compute_t<T>>(static_cast<double>(a) / static_cast<double>(count)));
   }
+};
+
+template <typename T>
+struct ProdOp {
+  using Acc = typename SumOp<T>::Acc;
+  __device__ static Acc init() { return Acc{1}; }
+  __device__ static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_integral_v<Acc>) {
+      return static_cast<Acc>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+    } else {
+      return a * b;
+    }
+  }
+  __device__ static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(load(v))); }
+  __device__ static T finish(Acc a, std::int64_t) { return store<T>(static_cast<compute_t<T>>(a)); }
+};
+
+template <typename T>
+struct MinOp {
+  using Acc = compute_t<T>;
+  __device__ static Acc init() {
+    if constexpr (std::is_same_v<Acc, std::int32_t>) return INT32_MAX;
+    else if constexpr (std::is_same_v<Acc, std::int64_t>) return INT64_MAX;
+    else return static_cast<Acc>(INFINITY);
+  }
+  // nan wins and stays, as in NumPy.
+  __device__ static Acc combine(Acc a, Acc v) { return (v < a || v != v) ? v : a; }
+  __device__ static Acc step(Acc a, T v) { return combine(a, load(v)); }
+  __device__ static T finish(Acc a, std::int64_t) { return store<T>(a); }
 };
 
 template <typename T>
@@ -150,6 +179,8 @@ bool reduce(ReduceFunction fn, DType dtype, const ReduceShape& S, void* out, con
     case ReduceFunction::sum: return dispatch<SumOp, true>(dtype, S, out, x, partials, launch);
     case ReduceFunction::mean: return dispatch<MeanOp, false>(dtype, S, out, x, partials, launch);
     case ReduceFunction::max: return dispatch<MaxOp, true>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::min: return dispatch<MinOp, true>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::prod: return dispatch<ProdOp, true>(dtype, S, out, x, partials, launch);
   }
   return false;
 }

@@ -1,9 +1,16 @@
 // One work-group per output element: its work-items stride over the reduced elements, then combine in
 // local memory. K: the kept layout (0: out, 1: x); R: the reduced layout (1: x).
-// OP_SUM | OP_MEAN | OP_MAX; ACC is the accumulator type (double for floats where the device has it).
+// OP_SUM | OP_MEAN | OP_PROD | OP_MAX | OP_MIN; ACC is the accumulator type (double for floats where the
+// device has it; long for integers, whose sums and products wrap as NumPy's do). max and min keep nan.
 #if defined(OP_MAX)
 #define INIT (ACC_LOWEST)
 #define STEP(acc, v) ((((ACC)(v)) > (acc) || (v) != (v)) ? (ACC)(v) : (acc))
+#elif defined(OP_MIN)
+#define INIT (ACC_HIGHEST)
+#define STEP(acc, v) ((((ACC)(v)) < (acc) || (v) != (v)) ? (ACC)(v) : (acc))
+#elif defined(OP_PROD)
+#define INIT ((ACC)1)
+#define STEP(acc, v) ((ACC)((ACC_BITS)(acc) * (ACC_BITS)(ACC)(v)))
 #else
 #define INIT ((ACC)0)
 #define STEP(acc, v) ((acc) + (ACC)(v))

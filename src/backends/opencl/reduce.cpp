@@ -1,4 +1,4 @@
-// The reductions sum, mean and max on OpenCL (ops/reduce.hpp): one work-group per output (reduce.cl).
+// The reductions sum, mean, prod, max and min on OpenCL (ops/reduce.hpp): one work-group per output (reduce.cl).
 #include <algorithm>
 
 #include "backends/common/reduce_axes.hpp"
@@ -9,7 +9,7 @@ namespace accelera::opencl {
 
 namespace {
 
-enum class ReduceOp { sum, mean, max };
+enum class ReduceOp { sum, mean, max, min, prod };
 
 template <ReduceOp Op>
 void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
@@ -22,11 +22,16 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
   const bool floating = is_floating(out.dtype());
   const char* acc = floating ? (d.fp64 ? "double" : "float") : "long";
   const char* lowest = floating ? "(-INFINITY)" : (out.dtype() == DType::i32 ? "INT_MIN" : "LONG_MIN");
-  static constexpr const char* macros[] = {"-DOP_SUM", "-DOP_MEAN", "-DOP_MAX"};
-  const std::string options = fmt::format("{} -DACC={} -DACC_LOWEST={} {}", element_options(d, out.dtype()),
-                                          Op == ReduceOp::max ? "T" : acc, lowest, macros[static_cast<int>(Op)]);
+  const char* highest = floating ? "INFINITY" : (out.dtype() == DType::i32 ? "INT_MAX" : "LONG_MAX");
+  // Integer products multiply as unsigned so that overflow wraps (signed overflow is undefined in C).
+  const char* acc_bits = floating ? acc : "ulong";
+  static constexpr const char* macros[] = {"-DOP_SUM", "-DOP_MEAN", "-DOP_MAX", "-DOP_MIN", "-DOP_PROD"};
+  constexpr bool extremum = Op == ReduceOp::max || Op == ReduceOp::min;
+  const std::string options =
+      fmt::format("{} -DACC={} -DACC_LOWEST={} -DACC_HIGHEST={} -DACC_BITS={} {}", element_options(d, out.dtype()),
+                  extremum ? "T" : acc, lowest, highest, acc_bits, macros[static_cast<int>(Op)]);
   const std::size_t local = std::min<std::size_t>(64, d.max_work_group);
-  const std::size_t acc_size = Op == ReduceOp::max ? out.itemsize() : 8;
+  const std::size_t acc_size = extremum ? out.itemsize() : 8;
   const Kernel kernel = make_kernel(d, "reduce", options);
   KernelArgs(kernel.get())
       .add(static_cast<cl_int>(kept.dims.size()))
@@ -38,7 +43,7 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
       .add(static_cast<cl_long>(out.offset()))
       .add(buffer_of(x))
       .add(static_cast<cl_long>(x.offset()))
-      .local(local * (d.fp64 || !floating || Op == ReduceOp::max ? acc_size : 4));
+      .local(local * (d.fp64 || !floating || extremum ? acc_size : 4));
   launch(d, kernel, static_cast<std::size_t>(kept.numel) * local, local, "launching a reduction");
 }
 
@@ -49,6 +54,9 @@ ACC_REGISTER_KERNELS {
   register_kernel(op::sum, DeviceKind::opencl, dtypes::floating | DTypeSet{DType::i64}, &reduce_kernel<ReduceOp::sum>);
   register_kernel(op::mean, DeviceKind::opencl, dtypes::floating, &reduce_kernel<ReduceOp::mean>);
   register_kernel(op::max, DeviceKind::opencl, dtypes::arithmetic, &reduce_kernel<ReduceOp::max>);
+  register_kernel(op::min, DeviceKind::opencl, dtypes::arithmetic, &reduce_kernel<ReduceOp::min>);
+  register_kernel(op::prod, DeviceKind::opencl, dtypes::floating | DTypeSet{DType::i64},
+                  &reduce_kernel<ReduceOp::prod>);
 }
 
 }  // namespace accelera::opencl

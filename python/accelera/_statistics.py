@@ -1,0 +1,97 @@
+"""Reductions and statistics beyond sum/mean/max: min, prod, var, std, all, any, count_nonzero, diff.
+
+They run on the operand's device through the C++ ops; ``axis`` is an integer, a tuple of integers or None
+(every axis), as in the array API standard.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from . import _core
+from ._args import flag, integer
+from ._core import ArgumentError, DTypeError, Tensor
+from ._ops import _axes, _tensor
+
+
+def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - NumPy's name
+    """Smallest element; a nan makes the result nan. An empty selection is a ValueError."""
+    return _core.min(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
+
+
+def prod(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Product; int32 and bool multiply as int64 (wrapping, as NumPy); the empty product is 1."""
+    return _core.prod(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
+
+
+def _correction(correction, ddof) -> float:
+    if ddof is not None:
+        if correction != 0:
+            raise ArgumentError("give correction or ddof, not both")
+        correction = ddof
+    if isinstance(correction, bool) or not isinstance(correction, numbers.Real):
+        raise DTypeError(f"correction must be a real number, not {correction!r}")
+    if not math.isfinite(correction) or correction < 0:
+        raise ArgumentError(f"correction must be a finite number >= 0, not {correction!r}")
+    return float(correction)
+
+
+def var(x, axis=None, correction=0.0, keepdims: bool = False, *, ddof=None) -> Tensor:
+    """Variance: the mean squared deviation, divided by (count - correction) instead of count when
+    ``correction`` (NumPy's ``ddof``) is set. Integers and bool compute in float64."""
+    return _core.var(_tensor(x), _axes(axis), _correction(correction, ddof), flag(keepdims, "keepdims"))
+
+
+def std(x, axis=None, correction=0.0, keepdims: bool = False, *, ddof=None) -> Tensor:
+    """Standard deviation: the square root of :func:`var`."""
+    return _core.std(_tensor(x), _axes(axis), _correction(correction, ddof), flag(keepdims, "keepdims"))
+
+
+def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - the standard's name
+    """Whether every element is nonzero (nan counts as nonzero); True for an empty selection."""
+    return _core.all(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
+
+
+def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - the standard's name
+    """Whether some element is nonzero; False for an empty selection."""
+    return _core.any(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
+
+
+def count_nonzero(x, axis=None, keepdims: bool = False) -> Tensor:
+    """The number of nonzero elements, as int64."""
+    return _core.count_nonzero(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
+
+
+def diff(x, axis: int = -1, n: int = 1) -> Tensor:
+    """The n-th forward difference along ``axis``: out[i] = x[i + 1] - x[i], applied n times."""
+    x = _tensor(x)
+    n = integer(n, "n")
+    if n < 0:
+        raise ArgumentError(f"diff: n must be >= 0, not {n}")
+    if x.ndim == 0:
+        raise ArgumentError("diff needs an array of at least one dimension")
+    axis = integer(axis, "axis")
+    if not -x.ndim <= axis < x.ndim:
+        raise IndexError(f"diff: axis {axis} is out of range for {x.ndim} dimensions")
+    axis %= x.ndim
+    for _ in range(n):
+        head = tuple(slice(None) if d != axis else slice(1, None) for d in range(x.ndim))
+        tail = tuple(slice(None) if d != axis else slice(None, -1) for d in range(x.ndim))
+        x = _core.subtract(x[head], x[tail])
+    return x
+
+
+def _install() -> None:
+    """Tensor methods of the same names (x.min(), x.std(axis=0), ...)."""
+    Tensor.min = lambda self, axis=None, keepdims=False: min(self, axis, keepdims)
+    Tensor.prod = lambda self, axis=None, keepdims=False: prod(self, axis, keepdims)
+    Tensor.var = lambda self, axis=None, correction=0.0, keepdims=False, *, ddof=None: var(
+        self, axis, correction, keepdims, ddof=ddof)
+    Tensor.std = lambda self, axis=None, correction=0.0, keepdims=False, *, ddof=None: std(
+        self, axis, correction, keepdims, ddof=ddof)
+    Tensor.all = lambda self, axis=None, keepdims=False: all(self, axis, keepdims)
+    Tensor.any = lambda self, axis=None, keepdims=False: any(self, axis, keepdims)
+
+
+_install()

@@ -1,0 +1,158 @@
+"""min, prod, var, std, all, any, count_nonzero and diff against NumPy on every device: dtypes, axes,
+keepdims, views, empty selections, nan, and bad input."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import accelera as ac
+from helpers import assert_close, inputs_unchanged, random_array
+
+DEVICES = [d["device"] for d in ac.devices()]
+SHAPES = [(1,), (13,), (7, 31), (3, 1, 127), (0, 5)]
+AXES = [None, 0, -1, (0, -1)]
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    return request.param
+
+
+def cases(shapes=SHAPES, axes=AXES):
+    for shape in shapes:
+        for axis in axes:
+            if axis is None or len(shape) > 1 or axis in (0, -1):
+                yield shape, axis
+
+
+def float64_reduction(fn, x, axis, keepdims, **kw):
+    return fn(x.astype(np.float64), axis=axis, keepdims=keepdims, **kw)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_min_matches_numpy(device, dtype, keepdims, rng):
+    for shape, axis in cases():
+        x = random_array(rng, shape, dtype, -100, 100)
+        reduced = [x.shape[a] for a in np.atleast_1d(axis if axis is not None else range(x.ndim))]
+        kept = [n for a, n in enumerate(x.shape) if axis is not None and a % x.ndim not in np.atleast_1d(axis) % x.ndim]
+        if 0 in reduced and 0 not in kept:  # NumPy: a zero-size reduction has no identity
+            with pytest.raises(ValueError, match="empty"):
+                ac.min(ac.asarray(x, device=device), axis=axis, keepdims=keepdims)
+            continue
+        with inputs_unchanged(x):
+            got = ac.min(ac.asarray(x, device=device), axis=axis, keepdims=keepdims)
+        assert_close(got, np.min(x, axis=axis, keepdims=keepdims), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.bool_])
+def test_prod_matches_numpy(device, dtype, rng):
+    for shape, axis in cases():
+        x = random_array(rng, shape, dtype, 0.8, 1.25) if np.dtype(dtype).kind == "f" else random_array(
+            rng, shape, dtype, -3, 3)
+        want = np.prod(x, axis=axis)  # NumPy's result dtype: int32 and bool give int64
+        reference = float64_reduction(np.prod, x, axis, False) if want.dtype.kind == "f" else want
+        got = ac.prod(ac.asarray(x, device=device), axis=axis)
+        assert_close(got, reference, want.dtype, factor=4)
+
+
+def test_integer_prod_wraps_as_numpy(device):
+    x = np.full(70, 3, dtype=np.int64)  # 3^70 overflows int64
+    assert_close(ac.prod(ac.asarray(x, device=device)), np.prod(x), np.int64)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.bool_])
+@pytest.mark.parametrize("correction", [0, 1, 2.5])
+def test_var_and_std_match_numpy(device, dtype, correction, rng):
+    for shape, axis in cases(shapes=[(1,), (13,), (7, 31), (3, 1, 127)]):
+        x = random_array(rng, shape, dtype, -3, 3) + (1000 if np.dtype(dtype).kind == "f" else 0)
+        x = x.astype(dtype)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy warns where count <= correction
+            want_var = np.var(x.astype(np.float64), axis=axis, ddof=correction)
+        result_dtype = np.var(x, axis=axis).dtype
+        # The deviations, not the offset of 1000, set the scale: the two-pass algorithm keeps it.
+        scale = 1e3 * np.abs(want_var) + 1e-3 if result_dtype == np.float32 else None
+        got = ac.var(ac.asarray(x, device=device), axis=axis, correction=correction)
+        assert_close(got, want_var, result_dtype, scale=scale, factor=10)
+        got_std = ac.asarray(x, device=device).std(axis=axis, ddof=correction)
+        assert_close(got_std, np.sqrt(want_var), result_dtype, scale=None if scale is None else np.sqrt(scale),
+                     factor=10)
+
+
+def test_var_of_a_view_and_keepdims(device, rng):
+    base = rng.standard_normal((9, 12))
+    for view in (base.T, base[::2, 1::3], base[::-1]):
+        got = ac.var(ac.asarray(view, device=device), axis=0, keepdims=True)
+        assert_close(got, np.var(view, axis=0, keepdims=True), np.float64, factor=10)
+
+
+def test_var_with_too_few_elements_is_inf_or_nan_as_numpy(device):
+    x = np.array([1.0, 3.0])
+    got = ac.var(ac.asarray(x, device=device), correction=2).numpy()
+    assert np.isinf(got)
+    got = ac.var(ac.asarray(np.zeros((0,)), device=device)).numpy()
+    assert np.isnan(got)
+
+
+@pytest.mark.parametrize("fn", ["all", "any", "count_nonzero"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.bool_])
+def test_truth_reductions_match_numpy(device, fn, dtype, rng):
+    for shape, axis in cases():
+        x = random_array(rng, shape, dtype, -1, 1)
+        if np.dtype(dtype).kind == "f":
+            x[rng.random(shape) < 0.5] = 0  # half zeros
+        if x.size:
+            x.flat[0] = np.nan if np.dtype(dtype).kind == "f" else x.flat[0]  # nan is nonzero
+        for keepdims in (False, True):
+            want = getattr(np, fn)(x, axis=axis, keepdims=keepdims)
+            got = getattr(ac, fn)(ac.asarray(x, device=device), axis=axis, keepdims=keepdims)
+            want = np.asarray(want, dtype=np.int64 if fn == "count_nonzero" else bool)
+            assert_close(got, want, want.dtype)
+
+
+def test_all_and_any_of_all_ones_and_all_zeros(device):
+    ones, zeros = np.ones((5, 300), np.float32), np.zeros((5, 300), np.float32)
+    assert ac.all(ac.asarray(ones, device=device)).item() is True
+    assert ac.any(ac.asarray(zeros, device=device)).item() is False
+    assert ac.asarray(ones, device=device).all(axis=1).numpy().tolist() == [True] * 5
+    assert ac.asarray(zeros, device=device).any(axis=0).numpy().sum() == 0
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_diff_matches_numpy(device, n, axis, rng):
+    x = rng.standard_normal((6, 9))
+    got = ac.diff(ac.asarray(x, device=device), axis=axis, n=n)
+    assert_close(got, np.diff(x, n=n, axis=axis), np.float64, scale=2**n * np.abs(x).max())
+
+
+def test_min_propagates_nan(device):
+    x = np.array([[1.0, np.nan, -2.0], [4.0, 5.0, 6.0]], np.float32)
+    got = ac.min(ac.asarray(x, device=device), axis=1).numpy()
+    assert np.isnan(got[0]) and got[1] == 4.0
+
+
+def test_bad_input_is_typed_and_leaves_inputs_alone(device):
+    x = np.arange(12.0).reshape(3, 4)
+    with inputs_unchanged(x):
+        t = ac.asarray(x, device=device)
+        with pytest.raises(TypeError):
+            ac.var(t, correction="1")
+        with pytest.raises(ValueError):
+            ac.var(t, correction=-1)
+        with pytest.raises(ValueError):
+            ac.std(t, correction=1, ddof=2)
+        with pytest.raises((ValueError, IndexError)):
+            ac.min(t, axis=2)
+        with pytest.raises(ValueError, match="duplicate"):
+            ac.prod(t, axis=(0, 0))
+        with pytest.raises(TypeError):
+            ac.min(ac.asarray(np.ones(3, bool), device=device))
+        with pytest.raises(IndexError):
+            ac.diff(t, axis=5)
+        with pytest.raises(ValueError):
+            ac.diff(t, n=-1)
