@@ -126,8 +126,13 @@ def array_function(self, func, types, args, kwargs):
     return _call(target, what, numpy_signature, args, kwargs)
 
 
+def _foreign(x) -> bool:
+    """An operand of another array library, which gets its own turn through NotImplemented."""
+    return hasattr(type(x), "__array_ufunc__") and not isinstance(x, (Tensor, np.ndarray, np.generic))
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    if not all(isinstance(x, (Tensor, np.ndarray, bool, int, float, np.generic)) for x in inputs):
+    if any(_foreign(x) for x in inputs):
         return NotImplemented
     what = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     if method == "__call__":
