@@ -10,6 +10,7 @@ once (then rounded there to the requested dtype); see docs/array-api.md.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -124,10 +125,27 @@ def _real(value, name: str):
     return value
 
 
-def _host_values_to_device(values: np.ndarray, dt, device: str) -> Tensor:
-    """Note [Device-side creation]: host values (float64 or int64) sent once, rounded to ``dt`` there."""
-    tensor = _from_numpy(values)._to(device)
-    return tensor if tensor.dtype == dt else tensor._astype(dt.name)
+def _values_on_device(n: int, dt, device: str, compute) -> Tensor:
+    """Note [Device-side creation]: ``compute()`` makes n host values (int64 or float64), which are copied to
+    the device once and rounded there to ``dt``. The result is allocated first, so that a size the device
+    cannot hold is a typed error before the host computes anything."""
+    out = _core._empty([n], dt.name, device)
+    if n == 0:
+        return out
+    values = _from_numpy(compute())._to(device)
+    if values.dtype == dt:
+        return values
+    _core._copy_into(values, out)
+    return out
+
+
+def _finite(value, name: str) -> None:
+    try:
+        as_float = float(value)
+    except OverflowError as err:
+        raise _core.OutOfRangeError(f"{name} = {value} is beyond float64") from err
+    if not math.isfinite(as_float):
+        raise ArgumentError(f"{name} must be finite, not {value}")
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
@@ -136,39 +154,50 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
         start, stop = 0, start
     for value, name in ((start, "start"), (stop, "stop"), (step, "step")):
         _real(value, name)
+        _finite(value, name)
     if step == 0:
         raise ArgumentError("arange: step must not be zero")
     integral = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
     dt = _dtype_or(dtype, DEFAULT_INT if integral else DEFAULT_FLOAT)
     if dt == bool_:
         raise DTypeError("arange does not make bool tensors")
+    device = device_or_default(device)
     if integral and dt.name not in _FLOATING:
-        values = np.arange(int(start), int(stop), int(step), dtype=np.int64)  # exact
-        limits = np.iinfo(dt.name)
-        if values.size and not (limits.min <= values.min() and values.max() <= limits.max):
-            raise _core.OutOfRangeError(f"arange: values from {start} to {stop} do not fit in {dt.name}")
-    else:
-        values = np.arange(float(start), float(stop), float(step), dtype=np.float64)
-    return _host_values_to_device(values, dt, device_or_default(device))
+        start, stop, step = int(start), int(stop), int(step)
+        n = max(0, -((start - stop) // step))  # ceil((stop - start) / step), exactly
+        if n:
+            last = start + (n - 1) * step
+            limits = np.iinfo(dt.name)
+            if not (limits.min <= min(start, last) and max(start, last) <= limits.max):
+                raise _core.OutOfRangeError(f"arange: values from {start} to {last} do not fit in {dt.name}")
+        return _values_on_device(n, dt, device, lambda: np.arange(start, stop, step, dtype=np.int64))
+    start, stop, step = float(start), float(stop), float(step)
+    length = (stop - start) / step  # NumPy's length, in float64
+    if not length < 2.0**63:
+        raise ArgumentError(f"arange: {length} elements do not fit in a tensor")
+    n = max(0, math.ceil(length))
+    return _values_on_device(n, dt, device, lambda: np.arange(start, stop, step, dtype=np.float64))
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
     """``num`` evenly spaced values from start to stop (stop included when ``endpoint``)."""
-    _real(start, "start")
-    _real(stop, "stop")
+    for value, name in ((start, "start"), (stop, "stop")):
+        _real(value, name)
+        _finite(value, name)
     num = integer(num, "num")
     if num < 0:
         raise ArgumentError(f"linspace: num must be non-negative, not {num}")
+    endpoint = flag(endpoint, "endpoint")
     dt = _dtype_or(dtype, DEFAULT_FLOAT)
     if dt.name not in _FLOATING:
         raise DTypeError(f"linspace makes floating tensors, not {dt.name}")
-    values = np.linspace(float(start), float(stop), num, endpoint=flag(endpoint, "endpoint"), dtype=np.float64)
-    return _host_values_to_device(values, dt, device_or_default(device))
+    return _values_on_device(num, dt, device_or_default(device), lambda: np.linspace(
+        float(start), float(stop), num, endpoint=endpoint, dtype=np.float64))
 
 
 def meshgrid(*arrays, indexing: str = "xy") -> list[Tensor]:
     """Coordinate tensors from 1-D tensors (one dtype, one device); ``indexing`` is "xy" or "ij"."""
-    if indexing not in ("xy", "ij"):
+    if not isinstance(indexing, str) or indexing not in ("xy", "ij"):
         raise ArgumentError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
     for a in arrays:
         if not isinstance(a, Tensor):

@@ -25,6 +25,8 @@ _RENAMED = {
     "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift", "conjugate": "conj",
     "concatenate": "concat", "amax": "max", "amin": "min",
 }
+# NumPy argument name -> the array API's, where they differ (np.clip's a_min, np.std's ddof).
+_ARGUMENT_NAMES = {"a_min": "min", "a_max": "max", "ddof": "correction"}
 # ufunc.reduce -> the reduction that computes it.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all",
                "logical_or": "any"}
@@ -60,6 +62,8 @@ def _target(numpy_name: str, module: str = "numpy"):
 def _kept_kwargs(what: str, kwargs: dict, accepted) -> dict:
     kept = {}
     for key, value in kwargs.items():
+        if key not in accepted and _ARGUMENT_NAMES.get(key) in accepted:
+            key = _ARGUMENT_NAMES[key]
         if key in accepted:
             kept[key] = value
         elif not any(value is d or (type(value) is type(d) and value == d) for d in _DEFAULTS.get(key, ())):

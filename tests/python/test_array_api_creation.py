@@ -167,6 +167,12 @@ def test_bad_arguments_raise_typed_errors(device):
             (lambda: ac.arange("5"), TypeError),
             (lambda: ac.arange(3, dtype="bool"), TypeError),
             (lambda: ac.arange(2**31, 2**31 + 2, dtype="int32"), OverflowError),
+            (lambda: ac.arange(2**70), OverflowError),
+            (lambda: ac.arange(10**400), OverflowError),
+            (lambda: ac.arange(float("nan")), ValueError),
+            (lambda: ac.arange(0, float("inf")), ValueError),
+            (lambda: ac.arange(0, 1, 1e-320), ValueError),  # more elements than a tensor holds
+            (lambda: ac.linspace(0, float("nan"), 3), ValueError),
             (lambda: ac.linspace(0, 1, -1), ValueError),
             (lambda: ac.linspace(0, 1, 2.5), TypeError),
             (lambda: ac.linspace(0, 1, 5, dtype="int32"), TypeError),

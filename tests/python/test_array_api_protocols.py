@@ -108,6 +108,22 @@ def test_lookups_happen_at_call_time(monkeypatch, pair):
     assert np.cumsum(t).numpy() == 42.0
 
 
+def test_numpy_argument_names_are_translated(monkeypatch, pair):
+    a, t = pair
+    monkeypatch.setattr(ac, "clip", lambda x, /, min=None, max=None: (min, max), raising=False)
+    assert np.clip(t, 0, 1) == (0, 1)
+    assert np.clip(t, a_min=-1, a_max=2) == (-1, 2)
+    with pytest.raises(ac.NotSupportedError, match="out="):
+        np.clip(t, 0, 1, out=t)
+
+
+def test_matmul_is_a_ufunc_too(device, pair):
+    a, t = pair
+    for got in (np.matmul(t, t.T), np.matmul(a, t.T), a @ t.T):
+        assert isinstance(got, ac.Tensor) and got.device == device
+        np.testing.assert_allclose(got.numpy(), a @ a.T, rtol=1e-12)
+
+
 def test_explicit_conversion_is_unchanged(device, pair):
     a, t = pair
     np.testing.assert_array_equal(np.asarray(t), a)
