@@ -53,7 +53,7 @@ def _weak_scalar_dtype(value, other: DType) -> DType:
 
 def _dtype_of(x) -> DType:
     """The dtype of an array (anything with a ``dtype``) or a dtype given directly."""
-    if isinstance(x, (Tensor, np.ndarray)):
+    if isinstance(x, (Tensor, np.ndarray, np.generic)):  # NumPy scalars are arrays here, not weak scalars
         return _dtype(x.dtype)
     return _dtype(x)
 

@@ -20,6 +20,8 @@ from ._dtype_functions import result_type
 class AxisError(ArgumentError, IndexError):
     """An axis out of range for a tensor's rank (a ValueError and an IndexError, as NumPy's AxisError)."""
 
+    __module__ = "accelera"
+
 
 def _tensor(x, name: str = "x") -> Tensor:
     if not isinstance(x, Tensor):

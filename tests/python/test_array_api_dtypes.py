@@ -54,6 +54,7 @@ def test_result_type_of_several_and_of_numpy_arrays():
     assert ac.result_type(ac.int32, ac.float16, ac.bool_) == ac.float64
     assert ac.result_type(np.zeros(2, np.float32), ac.float16, 1) == ac.float32
     assert ac.result_type(ac.float32) == ac.float32
+    assert ac.result_type(np.float64(1.0), ac.float32) == ac.float64  # a NumPy scalar is not weak
     with pytest.raises(ValueError):
         ac.result_type()
     with pytest.raises(ValueError):
