@@ -19,9 +19,9 @@ from . import _core
 from ._args import flag, integer
 from ._convert import _from_numpy, asarray as _convert, device_or_default, scalar_tensor
 from ._core import ArgumentError, DTypeError, Tensor
-from ._dtypes import bool_, dtype as _dtype, float32, float64, int64
+from ._dtypes import bool_, dtype as _dtype, float32, int64
 
-DEFAULT_FLOAT = float32  # what a float32 GPU computes fastest; also the dtype of zeros(shape) since 0.1
+DEFAULT_FLOAT = float32  # what GPUs compute fastest, and what zeros(shape) has always made
 DEFAULT_INT = int64
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 

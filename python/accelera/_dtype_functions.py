@@ -10,13 +10,12 @@ dtype, an integer with a float gives float64, float16 with bfloat16 gives float3
 from __future__ import annotations
 
 import dataclasses
-import numbers
 
 import numpy as np
 
 from ._args import flag
 from ._core import ArgumentError, DTypeError, Tensor
-from ._dtypes import _BY_NAME, DType, bfloat16, bool_, dtype as _dtype, float16, float32, float64, int32, int64
+from ._dtypes import DType, bfloat16, bool_, dtype as _dtype, float16, float32, float64, int32, int64
 
 _FLOATING = (float16, bfloat16, float32, float64)
 _INTEGERS = (int32, int64)

@@ -12,7 +12,6 @@ import numpy as np
 
 from . import _core
 from ._args import flag, integer
-from ._convert import asarray as _asarray
 from ._core import ArgumentError, DeviceError, DTypeError, ShapeError, Tensor
 from ._dtype_functions import result_type
 
