@@ -36,7 +36,7 @@ from ._core import (
     default_device,
 )
 from . import _tensor  # noqa: F401  (installs Tensor's Python methods)
-from ._convert import asarray, device_or_default, from_dlpack, scalar_tensor
+from ._convert import device_or_default, from_dlpack
 from . import chunking  # noqa: F401
 from .engine import Matrix, MatrixEngine
 from .memory_manager import MemoryManager
@@ -82,6 +82,16 @@ from ._statistics import all, any, count_nonzero, diff, min, prod, std, var  # n
 from . import backends  # noqa: E402  (after the core names it uses)
 from ._blas import cpu_blas_info, use_cpu_blas  # noqa: E402
 from . import _blas  # noqa: E402
+# The array API standard's namespace (docs/array-api.md).
+from ._creation import (  # noqa: E402
+    arange, asarray, empty, empty_like, eye, full, full_like, linspace, meshgrid, ones, ones_like, zeros, zeros_like)
+from ._dtype_functions import astype, can_cast, finfo, iinfo, isdtype, result_type  # noqa: E402
+from ._manipulation import (  # noqa: E402
+    AxisError, broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, matrix_transpose, moveaxis,
+    permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack)
+from ._namespace_info import __array_api_version__, __array_namespace_info__, install_tensor_attributes  # noqa: E402
+
+install_tensor_attributes()
 
 _blas.choose_at_import()
 
@@ -133,26 +143,6 @@ def supports(device, op: str, dtype) -> bool:
     return _core._supports(device_or_default(device), op, _dtypes.dtype(dtype).name)
 
 
-def _shape(shape) -> tuple:
-    if shape is None or isinstance(shape, (str, bytes, float)):
-        raise DTypeError(f"shape must be an integer or a sequence of integers, not {shape!r}")
-    return shape
-
-
-def full(shape, value, dtype=float32, device=None) -> Tensor:
-    """A new tensor of ``shape`` filled with ``value`` (exact for every dtype; range-checked for integers)."""
-    scalar = scalar_tensor(value, _dtypes.dtype(dtype).name, "cpu")
-    return _core._expand_copy(scalar, _shape(shape)).to(device_or_default(device))
-
-
-def zeros(shape, dtype=float32, device=None) -> Tensor:
-    return _core._full(_shape(shape), 0.0, _dtypes.dtype(dtype).name, device_or_default(device))
-
-
-def ones(shape, dtype=float32, device=None) -> Tensor:
-    return _core._full(_shape(shape), 1.0, _dtypes.dtype(dtype).name, device_or_default(device))
-
-
 __all__ = [
     "ArgumentError", "CancelledError", "CompiledKernel", "DType", "DTypeError", "DeviceError", "Error",
     "InternalError", "KernelManager", "Matrix", "MatrixEngine", "MemoryManager", "NotSupportedError", "OutOfMemoryError",
@@ -167,4 +157,9 @@ __all__ = [
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",
     # reductions and statistics
     "all", "any", "count_nonzero", "diff", "min", "prod", "std", "var",
+    # the array API standard's namespace (docs/array-api.md)
+    "__array_api_version__", "__array_namespace_info__", "arange", "astype", "AxisError", "broadcast_arrays",
+    "broadcast_shapes", "broadcast_to", "can_cast", "concat", "empty", "empty_like", "expand_dims", "eye", "finfo",
+    "flip", "full_like", "iinfo", "isdtype", "linspace", "matrix_transpose", "meshgrid", "moveaxis", "ones_like",
+    "permute_dims", "repeat", "reshape", "result_type", "roll", "squeeze", "stack", "tile", "unstack", "zeros_like",
 ]

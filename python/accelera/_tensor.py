@@ -72,7 +72,9 @@ def _install() -> None:
     t.tanh = lambda self: _ops.tanh(self)
     # NumPy must not treat a Tensor as a sequence of scalars when it is the right-hand operand.
     t.__array_priority__ = 1000
-    t.__array_ufunc__ = None
+    from ._protocols import install_numpy_protocols  # Note [NumPy protocols]: np.exp(t) runs accelera.exp
+
+    install_numpy_protocols(t)
 
 
 _install()

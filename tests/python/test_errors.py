@@ -295,8 +295,10 @@ def test_device_none_means_default():
     assert ac.full((2,), 1.0, device=None).device == ac.default_device()
 
 
-def test_dtype_none_means_the_default_like_numpy():
-    assert ac.zeros(3, dtype=None).dtype == np.zeros(3, dtype=None).dtype == np.float64
+def test_dtype_none_means_the_default():
+    # The array API standard: dtype=None is the default floating dtype, the one an omitted dtype gives.
+    default = ac.__array_namespace_info__().default_dtypes()["real floating"]
+    assert ac.zeros(3, dtype=None).dtype == ac.zeros(3).dtype == default == np.float32
     assert ac.asarray(np.ones(2, np.float32), dtype=None).dtype == np.float32  # no conversion
 
 

@@ -57,8 +57,11 @@ def _probe(f, args, kwargs):
 def test_bad_arguments_raise_accelera_errors_only(name):
     f = getattr(ac, name)
     sig = _signature(f)
-    required = [p for p in sig.parameters.values() if p.default is p.empty and p.kind == p.POSITIONAL_OR_KEYWORD]
-    optional = [p.name for p in sig.parameters.values() if p.default is not p.empty]
+    positional = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    optional = [p.name for p in sig.parameters.values() if p.default is not p.empty and p.kind != p.POSITIONAL_ONLY]
+    # Optional positional-only parameters (the array API's eye(n_rows, n_cols=None, /)) are given by position.
+    optional_positional = [i for i, p in enumerate(positional) if p.default is not p.empty and p.kind == p.POSITIONAL_ONLY]
     good = np.ones((2, 3), np.float32)
     leaks = []
     for bad in BAD_VALUES:
@@ -70,6 +73,9 @@ def test_bad_arguments_raise_accelera_errors_only(name):
         for keyword in optional:
             if (leak := _probe(f, [good] * len(required), {keyword: bad})) is not None:
                 leaks.append(f"{name}({keyword}={bad!r:.30}) -> {leak}")
+        for position in optional_positional:
+            if (leak := _probe(f, [good] * position + [bad], {})) is not None:
+                leaks.append(f"{name}(argument {position} = {bad!r:.30}) -> {leak}")
     assert not leaks, "\n".join(leaks[:10])
 
 
