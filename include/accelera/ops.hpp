@@ -56,6 +56,10 @@ ACC_API Tensor stddev(const Tensor& x, const Axes& axes = std::nullopt, double c
 // Logical reductions: bool results; an element is true when it is nonzero (nan is true).
 ACC_API Tensor all(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 ACC_API Tensor any(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
+// The index (int64) of the first largest / smallest element along `axis`, or in the row-major flattening
+// when axis is nullopt; a nan counts as the extremum (NumPy's rule).
+ACC_API Tensor argmax(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt, bool keepdims = false);
+ACC_API Tensor argmin(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt, bool keepdims = false);
 // The number of nonzero elements, as int64.
 ACC_API Tensor count_nonzero(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 

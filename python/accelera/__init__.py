@@ -76,7 +76,7 @@ from ._ops import (
     sum,
     tanh,
 )
-from ._statistics import all, any, count_nonzero, diff, min, prod, std, var  # noqa: A004
+from ._statistics import all, any, argmax, argmin, count_nonzero, diff, min, prod, std, var  # noqa: A004
 
 
 from . import backends  # noqa: E402  (after the core names it uses)
@@ -156,7 +156,7 @@ __all__ = [
     "attention", "attention_backward", "backends", "bias_gelu", "gelu", "gelu_backward", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",
     # reductions and statistics
-    "all", "any", "count_nonzero", "diff", "min", "prod", "std", "var",
+    "all", "any", "argmax", "argmin", "count_nonzero", "diff", "min", "prod", "std", "var",
     # the array API standard's namespace (docs/array-api.md)
     "__array_api_version__", "__array_namespace_info__", "arange", "astype", "AxisError", "broadcast_arrays",
     "broadcast_shapes", "broadcast_to", "can_cast", "concat", "empty", "empty_like", "expand_dims", "eye", "finfo",

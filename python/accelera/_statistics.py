@@ -1,4 +1,5 @@
-"""Reductions and statistics beyond sum/mean/max: min, prod, var, std, all, any, count_nonzero, diff.
+"""Reductions, statistics and searching beyond sum/mean/max: min, prod, var, std, all, any, count_nonzero,
+diff, argmax, argmin.
 
 They run on the operand's device through the C++ ops; ``axis`` is an integer, a tuple of integers or None
 (every axis), as in the array API standard.
@@ -63,6 +64,25 @@ def count_nonzero(x, axis=None, keepdims: bool = False) -> Tensor:
     return _core.count_nonzero(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
 
 
+def _single_axis(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise DTypeError(f"axis must be an integer or None, not {axis!r}")
+    return integer(axis, "axis")
+
+
+def argmax(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Index (int64) of the first largest element along ``axis``, or in the flattened array when axis is
+    None; a nan counts as the largest. An empty selection is a ValueError."""
+    return _core.argmax(_tensor(x), _single_axis(axis), flag(keepdims, "keepdims"))
+
+
+def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Index (int64) of the first smallest element; a nan counts as the smallest."""
+    return _core.argmin(_tensor(x), _single_axis(axis), flag(keepdims, "keepdims"))
+
+
 def diff(x, axis: int = -1, n: int = 1) -> Tensor:
     """The n-th forward difference along ``axis``: out[i] = x[i + 1] - x[i], applied n times."""
     x = _tensor(x)
@@ -91,6 +111,8 @@ def _install() -> None:
     Tensor.std = lambda self, axis=None, correction=0.0, keepdims=False, *, ddof=None: std(
         self, axis, correction, keepdims, ddof=ddof)
     Tensor.all = lambda self, axis=None, keepdims=False: all(self, axis, keepdims)
+    Tensor.argmax = lambda self, axis=None, keepdims=False: argmax(self, axis, keepdims)
+    Tensor.argmin = lambda self, axis=None, keepdims=False: argmin(self, axis, keepdims)
     Tensor.any = lambda self, axis=None, keepdims=False: any(self, axis, keepdims)
 
 

@@ -56,6 +56,10 @@ void bind_ops(nb::module_& m) {
   def_reduce<&all>(m, "all");
   def_reduce<&any>(m, "any");
   def_reduce<&count_nonzero>(m, "count_nonzero");
+  m.def("argmax", &argmax, nb::arg("x"), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
+        nb::call_guard<ReleaseGil>());
+  m.def("argmin", &argmin, nb::arg("x"), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
+        nb::call_guard<ReleaseGil>());
   m.def("var", &var, nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("correction") = 0.0,
         nb::arg("keepdims") = false, nb::call_guard<ReleaseGil>());
   m.def("std", &stddev, nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("correction") = 0.0,

@@ -275,6 +275,71 @@ Row reduction_row(const std::string& name, Reduction r,
           }};
 }
 
+// ---- argmax / argmin ---------------------------------------------------------------------------------
+
+// The index of the first extremum over `axes` (sorted; all of them for a flattened search), counted in
+// row-major order over the reduced axes; the first nan wins. keepdims shape.
+Ref arg_extremum_ref(const Tensor& x, const std::vector<std::int64_t>& axes, bool is_max) {
+  std::vector<std::int64_t> kept = x.shape().dims(), reduced_dims;
+  for (auto a : axes) {
+    reduced_dims.push_back(x.shape()[a]);
+    kept[static_cast<std::size_t>(a)] = 1;
+  }
+  const Shape out_shape(kept);
+  const auto n = static_cast<std::size_t>(out_shape.numel());
+  std::vector<double> best(n, 0.0), at(n, -1.0);
+  for_each_index(x.shape(), [&](const Index& i, std::int64_t) {
+    std::int64_t lin = 0, r = 0;
+    Index o = i;
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      r = r * reduced_dims[k] + i[static_cast<std::size_t>(axes[k])];
+      o[static_cast<std::size_t>(axes[k])] = 0;
+    }
+    for (std::size_t d = 0; d < o.size(); ++d) lin = lin * kept[d] + o[d];
+    const auto slot = static_cast<std::size_t>(lin);
+    const double v = get(x, i);
+    // for_each_index visits in row-major order of x, which is not the reduced order when a reduced axis
+    // precedes a kept one: compare indices on ties.
+    const bool take = at[slot] < 0 ||
+                      (std::isnan(best[slot]) ? std::isnan(v) && r < at[slot]
+                                              : std::isnan(v) || (is_max ? v > best[slot] : v < best[slot]) ||
+                                                    (v == best[slot] && r < at[slot]));
+    if (take) best[slot] = v, at[slot] = static_cast<double>(r);
+  });
+  return {out_shape, at, std::vector<double>(n, 0.0)};
+}
+
+Row arg_extremum_row(const std::string& name, bool is_max) {
+  return {name, [is_max](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            // Integers from a narrow range, so that ties (the first one wins) are common.
+            const double lo = integral(dt) ? -20 : -1, hi = integral(dt) ? 20 : 1;
+            for (const Shape& shape : {Shape{}, Shape{1}, Shape{7}, Shape{13, 31}, Shape{3, 1, 127}, Shape{257, 3},
+                                       Shape{2, 3, 4, 5}, Shape{0, 4}}) {
+              std::vector<std::optional<std::int64_t>> axis_choices = {std::nullopt};
+              for (std::int64_t a = 0; a < shape.ndim(); ++a) axis_choices.push_back(a);
+              for (const auto& axis : axis_choices) {
+                std::vector<std::int64_t> axes;
+                if (axis) axes.push_back(*axis);
+                else for (std::int64_t i = 0; i < shape.ndim(); ++i) axes.push_back(i);
+                bool empty_reduction = false;
+                for (auto a : axes) empty_reduction = empty_reduction || shape[a] == 0;
+                if (empty_reduction) continue;  // no answer: the op raises
+                for (View v : {View::contiguous, View::transposed, View::negstep, View::broadcast}) {
+                  Input in = make_input(shape, dt, v, rng, lo, hi);
+                  const auto fn = is_max ? &accelera::argmax : &accelera::argmin;
+                  cases.push_back({label(shape, v, axis ? "axis " + std::to_string(*axis) : "flattened"), {in},
+                                   [fn, axis](const std::vector<Tensor>& t, const Device&) {
+                                     return std::vector<Tensor>{fn(t[0], axis, true)};
+                                   },
+                                   {arg_extremum_ref(in.host(), axes, is_max)}, Tol{0, 0}});
+                }
+              }
+            }
+            return cases;
+          }};
+}
+
 // ---- matmul -----------------------------------------------------------------------------------------
 
 Ref matmul_ref(const Tensor& a, const Tensor& b) {
@@ -352,7 +417,9 @@ std::vector<Row> core_rows() {
                           reduction_row("mean", Reduction::mean, &accelera::mean),
                           reduction_row("max", Reduction::max, &accelera::max),
                           reduction_row("min", Reduction::min, &accelera::min),
-                          reduction_row("prod", Reduction::prod, &accelera::prod)};
+                          reduction_row("prod", Reduction::prod, &accelera::prod),
+                          arg_extremum_row("argmax", true),
+                          arg_extremum_row("argmin", false)};
   for (auto& row : elementwise_rows()) out.push_back(std::move(row));
   return out;
 }

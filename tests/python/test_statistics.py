@@ -156,3 +156,45 @@ def test_bad_input_is_typed_and_leaves_inputs_alone(device):
             ac.diff(t, axis=5)
         with pytest.raises(ValueError):
             ac.diff(t, n=-1)
+
+
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_argmax_and_argmin_match_numpy(device, fn, dtype, keepdims, rng):
+    for shape in [(1,), (13,), (7, 31), (3, 1, 127), (0, 5)]:
+        for axis in [None] + list(range(-len(shape), len(shape))):
+            x = random_array(rng, shape, dtype, -5, 5)  # few distinct values: ties, first one wins
+            if 0 in (x.shape if axis is None else (x.shape[axis],)):  # nothing to choose from
+                with pytest.raises(ValueError, match="empty"):
+                    getattr(ac, fn)(ac.asarray(x, device=device), axis=axis, keepdims=keepdims)
+                continue
+            with inputs_unchanged(x):
+                got = getattr(ac, fn)(ac.asarray(x, device=device), axis=axis, keepdims=keepdims)
+            assert_close(got, getattr(np, fn)(x, axis=axis, keepdims=keepdims), np.int64)
+
+
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+def test_the_first_nan_wins_as_in_numpy(device, fn):
+    x = np.array([[1.0, np.nan, 3.0, np.nan], [2.0, 0.5, -1.0, 9.0], [np.nan, 1.0, 1.0, 1.0]], np.float32)
+    for axis in (None, 0, 1):
+        got = getattr(ac.asarray(x, device=device), fn)(axis=axis)
+        assert_close(got, getattr(np, fn)(x, axis=axis), np.int64)
+
+
+def test_argmax_of_a_long_row_split_across_threads(device):
+    x = np.zeros(3_000_001, np.float32)
+    x[[17, 2_000_000, 2_999_999]] = 5.0  # three equal maxima: the first is the answer
+    assert ac.argmax(ac.asarray(x, device=device)).item() == 17
+    x[2_500_000] = np.nan
+    assert ac.argmax(ac.asarray(x, device=device)).item() == 2_500_000
+
+
+def test_argmax_bad_input(device):
+    t = ac.asarray(np.ones((2, 3)), device=device)
+    with pytest.raises(TypeError):
+        ac.argmax(t, axis=(0, 1))
+    with pytest.raises((ValueError, IndexError)):
+        ac.argmax(t, axis=2)
+    with pytest.raises(TypeError):
+        ac.argmin(ac.asarray(np.ones(3, bool), device=device))

@@ -64,4 +64,7 @@ struct ReduceShape {
 bool reduce(ReduceFunction fn, DType dtype, const ReduceShape& shape, void* out, const void* x, void* partials,
             Launch launch);
 
+// argmax (max = true) or argmin over the ReduceShape's layouts (parts unused): out holds int64 indices.
+bool arg_extremum(bool max, DType dtype, const ReduceShape& shape, void* out, const void* x, Launch launch);
+
 }  // namespace accelera::cuda::kernels
