@@ -21,6 +21,7 @@ from ._core import (
     DeviceError,
     DTypeError,
     Error,
+    IndexOutOfBoundsError,
     InternalError,
     KernelManager,
     NotSupportedError,
@@ -76,6 +77,8 @@ from ._ops import (
     sum,
     tanh,
 )
+from ._ops import take, take_along_axis  # noqa: E402
+from . import random  # noqa: E402  (accelera.random: Philox generators)
 
 
 from . import backends  # noqa: E402  (after the core names it uses)
@@ -164,4 +167,6 @@ __all__ = [
     # fused neural-network ops
     "attention", "attention_backward", "backends", "bias_gelu", "gelu", "gelu_backward", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",
+    # random numbers and gathers
+    "IndexOutOfBoundsError", "random", "take", "take_along_axis",
 ]

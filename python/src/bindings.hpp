@@ -15,5 +15,6 @@ void bind_engine(nb::module_& m);
 void bind_chunks(nb::module_& m);
 void bind_op_table(nb::module_& m);
 void bind_interrupt(nb::module_& m);
+void bind_random(nb::module_& m);
 
 }  // namespace accelera::python

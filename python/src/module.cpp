@@ -16,4 +16,5 @@ NB_MODULE(_core, m) {
   bind_chunks(m);
   bind_op_table(m);
   bind_interrupt(m);
+  bind_random(m);
 }
