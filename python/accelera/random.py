@@ -7,8 +7,8 @@ same, bit for bit, on every device, and normals agree to a few ulp (Note [Counte
 in src/ops/random.hpp).
 
 ``permutation``, ``shuffle`` and ``choice`` without replacement order random 64-bit keys from the same
-stream on the host (NumPy's stable argsort; the keys, not the data, live there) and gather the data on
-its own device with :func:`accelera.take`. ``choice`` with ``p`` draws its uniforms the same way and
+stream on the host (accelera::random_permutation; the keys, not the data, live there) and gather the data
+on its own device with :func:`accelera.take`. ``choice`` with ``p`` draws its uniforms the same way and
 inverts the cumulative probabilities on the host.
 
 The module-level functions (``random``, ``rand``, ``randn``, ``seed``, ...) use one global generator, as
@@ -186,11 +186,10 @@ class Generator:
 
     # ---- permutations and sampling ---------------------------------------------------------------
 
-    def _random_order(self, n: int) -> np.ndarray:
-        """A uniformly random permutation of range(n), as int64 on the host: the stable order of n random
-        64-bit keys from this generator's stream (ties, of probability below n**2 / 2**65, keep index order)."""
-        keys = self.integers(_INT64_MIN, _INT64_MAX, size=n, endpoint=True, device="cpu").numpy()
-        return np.argsort(keys, kind="stable").astype(np.int64)
+    def _random_order(self, n: int, device: str = "cpu") -> Tensor:
+        """A uniformly random permutation of range(n), int64 on ``device`` (accelera::random_permutation:
+        the stable order of n random 64-bit keys from this generator's stream)."""
+        return _core._random_permutation(n, device, self._seed, self._take_counters(n))
 
     def permutation(self, x, axis: int = 0, device=None):
         """A permuted ``range(x)`` for an integer x (int64), else a copy of x with its rows along
@@ -199,13 +198,12 @@ class Generator:
             n = int(x)
             if n < 0:
                 raise ArgumentError(f"permutation of a negative length {n}")
-            return asarray(self._random_order(n), device=device_or_default(device))
+            return self._random_order(n, device_or_default(device))
         t = x if isinstance(x, Tensor) else asarray(x, device=device)
         if t.ndim == 0:
             raise ArgumentError("x must be an integer or an array of at least one dimension")
         axis = _axis(axis, t.ndim)
-        order = asarray(self._random_order(t.shape[axis]), device=t.device)
-        return _core.take(t, order, axis)
+        return _core.take(t, self._random_order(t.shape[axis], t.device), axis)
 
     def shuffle(self, x, axis: int = 0) -> None:
         """Permutes a Tensor's rows along ``axis`` in place."""
@@ -214,8 +212,7 @@ class Generator:
         if x.ndim == 0:
             raise ArgumentError("shuffle needs an array of at least one dimension")
         axis = _axis(axis, x.ndim)
-        order = asarray(self._random_order(x.shape[axis]), device=x.device)
-        _core._copy_into(_core.take(x, order, axis), x)
+        _core._copy_into(_core.take(x, self._random_order(x.shape[axis], x.device), axis), x)
 
     def choice(self, a, size=None, replace: bool = True, p=None, axis: int = 0, shuffle: bool = True, device=None):
         """Random samples of ``a`` (an array, or range(a) for an integer) along ``axis``.
@@ -256,7 +253,7 @@ class Generator:
                 raise ArgumentError(f"cannot take {k} samples without replacement from {available} "
                                     f"{'entries' if probabilities is None else 'entries with p > 0'}")
             if probabilities is None:
-                idx = self._random_order(n)[:k]
+                idx = self._random_order(n).numpy()[:k]
             else:
                 # Weighted sampling without replacement (Efraimidis and Spirakis): the k smallest E / p,
                 # E exponential; p = 0 gives an infinite key, never among the first `available`.

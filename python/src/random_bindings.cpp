@@ -38,6 +38,12 @@ void bind_random(nb::module_& m) {
       nb::arg("shape"), nb::arg("dtype"), nb::arg("device"), nb::arg("low"), nb::arg("high"), nb::arg("endpoint"),
       nb::arg("seed"), nb::arg("offset"), nb::call_guard<ReleaseGil>());
   m.def(
+      "_random_permutation",
+      [](std::int64_t n, const std::string& device, std::uint64_t seed, std::uint64_t offset) {
+        return random_permutation(n, Device::parse(device), seed, offset);
+      },
+      nb::arg("n"), nb::arg("device"), nb::arg("seed"), nb::arg("offset"), nb::call_guard<ReleaseGil>());
+  m.def(
       "take",
       [](const Tensor& x, const Tensor& indices, std::optional<std::int64_t> axis) { return take(x, indices, axis); },
       nb::arg("x"), nb::arg("indices"), nb::arg("axis").none() = nb::none(), nb::call_guard<ReleaseGil>());

@@ -1,8 +1,10 @@
 // random_uniform, random_normal and random_integers (Note [Counter-based random numbers] in ops/random.hpp).
 #include "ops/random.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "accelera/core/error.hpp"
 #include "accelera/random.hpp"
@@ -68,6 +70,19 @@ Tensor random_integers(const Shape& shape, DType dtype, const Device& device, st
   Tensor out = Tensor::empty(shape, dtype, device);
   if (out.numel() > 0) kernel(out, seed, offset, low, range);
   return out;
+}
+
+Tensor random_permutation(std::int64_t n, const Device& device, std::uint64_t seed, std::uint64_t offset) {
+  ACC_CHECK(n >= 0, ValueError, "random_permutation: n must be >= 0, got {}", n);
+  constexpr auto lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  const Tensor keys = random_integers(Shape{n}, DType::i64, Device::cpu(), lo, hi, true, seed, offset);
+  Tensor order = Tensor::empty(Shape{n}, DType::i64, Device::cpu());
+  std::int64_t* o = order.data<std::int64_t>();
+  const std::int64_t* k = keys.data<std::int64_t>();
+  std::iota(o, o + n, std::int64_t{0});
+  // Equal keys (probability below n^2 / 2^65) keep index order, so the result is deterministic.
+  std::stable_sort(o, o + n, [k](std::int64_t a, std::int64_t b) { return k[a] < k[b]; });
+  return order.to(device);
 }
 
 }  // namespace accelera

@@ -83,6 +83,26 @@ TEST_P(RandomAndTake, SuccessiveDrawsShareNoCounter) {
   }
 }
 
+TEST_P(RandomAndTake, PermutationsOrderTheReferenceKeys) {
+  const Device dev = GetParam();
+  for (std::int64_t n : {0, 1, 2, 17, 1000}) {
+    const Tensor p = accelera::random_permutation(n, dev, 31, 5).to(Device::cpu());
+    ASSERT_EQ(p.shape(), Shape{n});
+    ASSERT_EQ(p.dtype(), DType::i64);
+    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = get_int(p, {i});
+    constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+    const auto key = [](std::int64_t i) { return ref::reference_integer(31, 5, i, DType::i64, lo, static_cast<std::int64_t>(static_cast<std::uint64_t>(hi) + 1)); };
+    std::vector<std::int64_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(sorted[static_cast<std::size_t>(i)], i);  // a permutation
+    for (std::int64_t i = 1; i < n; ++i) {
+      EXPECT_LT(key(order[static_cast<std::size_t>(i - 1)]), key(order[static_cast<std::size_t>(i)])) << "position " << i;
+    }
+  }
+  EXPECT_THROW(accelera::random_permutation(-1, dev, 0, 0), accelera::ValueError);
+}
+
 TEST_P(RandomAndTake, BadRandomArgumentsRaiseTypedErrors) {
   const Device dev = GetParam();
   EXPECT_THROW(accelera::random_uniform(Shape{3}, DType::i32, dev, 1, 0), accelera::DTypeError);
