@@ -144,6 +144,8 @@ class Generator:
     def uniform(self, low=0.0, high=1.0, size=None, dtype=_dtypes.float64, device=None):
         """Uniform floats in [low, high) (high itself may appear through rounding, as in NumPy)."""
         low, high = real(low, "low"), real(high, "high")
+        if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+            raise ArgumentError(f"uniform needs finite bounds with low <= high, got low = {low} and high = {high}")
         name, dev, shape = _float_dtype(dtype), device_or_default(device), _shape(() if size is None else size)
         offset = self._take_counters(math.prod(shape))
         t = _core._random_uniform(list(shape), name, dev, self._seed, offset, low, high)
@@ -156,6 +158,8 @@ class Generator:
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=_dtypes.float64, device=None):
         """Normal floats of mean ``loc`` and standard deviation ``scale`` (>= 0)."""
         loc, scale = real(loc, "loc"), real(scale, "scale")
+        if not (math.isfinite(loc) and math.isfinite(scale) and scale >= 0):
+            raise ArgumentError(f"normal needs a finite loc and a finite scale >= 0, got {loc} and {scale}")
         name, dev, shape = _float_dtype(dtype), device_or_default(device), _shape(() if size is None else size)
         offset = self._take_counters(math.prod(shape))
         t = _core._random_normal(list(shape), name, dev, self._seed, offset, loc, scale)

@@ -230,6 +230,8 @@ def test_bad_arguments_raise_typed_errors():
     with pytest.raises(TypeError):
         g.shuffle(np.arange(3))
     counter = g.counter
-    with pytest.raises(ValueError):
-        g.integers(3, 2, size=5)
+    for refused in (lambda: g.integers(3, 2, size=5), lambda: g.uniform(1.0, 0.0, 5), lambda: g.normal(0.0, -1.0, 5),
+                    lambda: g.random(5, dtype=ac.int64)):
+        with pytest.raises((ValueError, TypeError)):
+            refused()
     assert g.counter == counter  # a refused draw uses no counters
