@@ -20,4 +20,5 @@
 #include "accelera/nn_ops.hpp"
 #include "accelera/op_table.hpp"
 #include "accelera/ops.hpp"
+#include "accelera/random.hpp"
 #include "accelera/version.hpp"

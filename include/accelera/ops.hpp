@@ -63,4 +63,11 @@ ACC_API Tensor argmin(const Tensor& x, std::optional<std::int64_t> axis = std::n
 // The number of nonzero elements, as int64.
 ACC_API Tensor count_nonzero(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 
+// NumPy's take: the elements of x at `indices` (int32 or int64 on x's device; negative ones count from the
+// end) along `axis`, or of x flattened when axis is nullopt. The result has shape
+// x.shape[:axis] + indices.shape + x.shape[axis + 1:]. An index outside the axis raises IndexError.
+ACC_API Tensor take(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> axis = std::nullopt);
+// The array API's take_along_axis: out[..., j, ...] = x[..., indices[..., j, ...], ...] along `axis`;
+// indices has x's number of dimensions and broadcasts with x along the others.
+ACC_API Tensor take_along_axis(const Tensor& x, const Tensor& indices, std::int64_t axis = -1);
 }  // namespace accelera

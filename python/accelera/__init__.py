@@ -21,6 +21,7 @@ from ._core import (
     DeviceError,
     DTypeError,
     Error,
+    IndexOutOfBoundsError,
     InternalError,
     KernelManager,
     NotSupportedError,
@@ -77,6 +78,8 @@ from ._ops import (
     tanh,
 )
 from ._statistics import all, any, argmax, argmin, count_nonzero, diff, min, prod, std, var  # noqa: A004
+from ._ops import take, take_along_axis  # noqa: E402
+from . import random  # noqa: E402  (accelera.random: Philox generators)
 
 
 from . import backends  # noqa: E402  (after the core names it uses)
@@ -162,4 +165,6 @@ __all__ = [
     "broadcast_shapes", "broadcast_to", "can_cast", "concat", "empty", "empty_like", "expand_dims", "eye", "finfo",
     "flip", "full_like", "iinfo", "isdtype", "linspace", "matrix_transpose", "meshgrid", "moveaxis", "ones_like",
     "permute_dims", "repeat", "reshape", "result_type", "roll", "squeeze", "stack", "tile", "unstack", "zeros_like",
+    # random numbers and gathers
+    "IndexOutOfBoundsError", "random", "take", "take_along_axis",
 ]

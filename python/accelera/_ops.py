@@ -105,3 +105,20 @@ def mean(x, axis=None, keepdims: bool = False) -> Tensor:
 
 def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - NumPy's name
     return _core.max(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
+
+
+def take(x, indices, axis=None) -> Tensor:
+    """Elements of x at ``indices`` (int32/int64; negative ones count from the end) along ``axis``, or of x
+    flattened when axis is None: shape x.shape[:axis] + indices.shape + x.shape[axis + 1:]. An index out of
+    range raises IndexError (accelera.IndexOutOfBoundsError)."""
+    x = _tensor(x)
+    indices = indices if isinstance(indices, Tensor) else asarray(indices, device=x.device)
+    return _core.take(x, indices, None if axis is None else integer(axis, "axis"))
+
+
+def take_along_axis(x, indices, axis: int = -1) -> Tensor:
+    """out[..., j, ...] = x[..., indices[..., j, ...], ...] along ``axis`` (the array API's take_along_axis);
+    indices has x's number of dimensions and broadcasts with x along the others."""
+    x = _tensor(x)
+    indices = indices if isinstance(indices, Tensor) else asarray(indices, device=x.device)
+    return _core.take_along_axis(x, indices, integer(axis, "axis"))

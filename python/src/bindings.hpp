@@ -16,5 +16,6 @@ void bind_chunks(nb::module_& m);
 void bind_op_table(nb::module_& m);
 void bind_interrupt(nb::module_& m);
 void bind_views(nb::module_& m);
+void bind_random(nb::module_& m);
 
 }  // namespace accelera::python

@@ -20,6 +20,7 @@ struct ErrorTypes {
   PyObject* not_supported = nullptr;
   PyObject* internal = nullptr;
   PyObject* cancelled = nullptr;
+  PyObject* index = nullptr;
 };
 ErrorTypes g_types;
 
@@ -59,6 +60,8 @@ void bind_errors(nb::module_& m) {
 
   make_type(m, "OutOfRangeError", {g_types.error, PyExc_OverflowError},
             "A value outside what its dtype holds (an OverflowError), e.g. 2**40 as int32.");
+  g_types.index = make_type(m, "IndexOutOfBoundsError", {g_types.error, PyExc_IndexError},
+                            "An index outside the extent it indexes (an IndexError).");
   g_types.cancelled = make_type(m, "CancelledError", {g_types.error},
                                 "A long call stopped by its progress callback; nothing it allocated is kept.");
 
@@ -82,6 +85,8 @@ void bind_errors(nb::module_& m) {
       if (!restore_pending_interrupt()) PyErr_SetString(g_types.cancelled, e.what());
     } catch (const CancelledError& e) {
       PyErr_SetString(g_types.cancelled, e.what());
+    } catch (const IndexError& e) {
+      PyErr_SetString(g_types.index, e.what());
     } catch (const InternalError& e) {
       PyErr_SetString(g_types.internal, e.what());
     } catch (const Error& e) {

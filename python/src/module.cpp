@@ -17,4 +17,5 @@ NB_MODULE(_core, m) {
   bind_op_table(m);
   bind_interrupt(m);
   bind_views(m);
+  bind_random(m);
 }

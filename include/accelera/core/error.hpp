@@ -64,6 +64,11 @@ class ACC_API InterruptedError : public CancelledError {
  public:
   using CancelledError::CancelledError;
 };
+// An index outside the extent it indexes (take's indices); Python sees an IndexError.
+class ACC_API IndexError : public Error {
+ public:
+  using Error::Error;
+};
 // A broken invariant inside the library: always a bug in Accelera, never a user mistake.
 class ACC_API InternalError : public Error {
  public:

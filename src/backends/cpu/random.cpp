@@ -1,0 +1,127 @@
+// Philox random tensors on the CPU (Note [Counter-based random numbers] in ops/random.hpp): one counter
+// block of four elements per iteration, blocks split among OpenMP threads.
+#include <cmath>
+
+#include "backends/cpu/dispatch.hpp"
+#include "backends/common/strided_loop.hpp"
+#include "ops/random.hpp"
+#include "ops/random_bits.hpp"
+
+// low + scale * u must round twice, as on the other devices, never as one fused multiply-add.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace accelera::cpu {
+
+namespace {
+
+using namespace random_bits;
+
+// Calls element(block words..., j, k) for every element k = 4 b + j of a contiguous draw of n, where
+// `words(block)` computes what a block's elements need.
+template <typename T, typename BlockWords, typename Element>
+void for_each_block(T* out, std::int64_t n, std::uint64_t offset, BlockWords&& words, Element&& element) {
+  const std::int64_t blocks = (n + 3) / 4;
+#pragma omp parallel for schedule(static) if (n >= backends::kParallelGrain)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const auto w = words(offset + static_cast<std::uint64_t>(b));
+    const int count = static_cast<int>(std::min<std::int64_t>(4, n - 4 * b));
+    for (int j = 0; j < count; ++j) out[4 * b + j] = element(w, j);
+  }
+}
+
+struct Sets2 {
+  Words high, low;
+};
+struct Sets4 {
+  Words s0, s1, s2, s3;
+};
+
+void uniform_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset, double low, double scale) {
+  const std::int64_t n = out.numel();
+  const auto set0 = [seed](std::uint64_t block) { return block_words(seed, block, 0); };
+  const auto sets01 = [seed](std::uint64_t block) {
+    return Sets2{block_words(seed, block, 0), block_words(seed, block, 1)};
+  };
+  const float lo = static_cast<float>(low), sc = static_cast<float>(scale);
+  switch (out.dtype()) {
+    case DType::f32:
+      return for_each_block(out.data<float>(), n, offset, set0,
+                            [=](const Words& w, int j) { return lo + sc * uniform_f32(w.w[j]); });
+    case DType::f16:
+      return for_each_block(out.data<Half>(), n, offset, set0, [=](const Words& w, int j) {
+        return detail::store_element<Half>(lo + sc * uniform_f16(w.w[j]));
+      });
+    case DType::bf16:
+      return for_each_block(out.data<BFloat16>(), n, offset, set0, [=](const Words& w, int j) {
+        return detail::store_element<BFloat16>(lo + sc * uniform_bf16(w.w[j]));
+      });
+    case DType::f64:
+      return for_each_block(out.data<double>(), n, offset, sets01, [=](const Sets2& w, int j) {
+        return low + scale * uniform_f64(word64(w.high, w.low, j));
+      });
+    default: ACC_ASSERT(false, "the cpu random_uniform kernel was called for {}", dtype_name(out.dtype()));
+  }
+}
+
+void normal_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset, double loc, double scale) {
+  const std::int64_t n = out.numel();
+  const auto set0 = [seed](std::uint64_t block) { return block_words(seed, block, 0); };
+  const float lo = static_cast<float>(loc), sc = static_cast<float>(scale);
+  switch (out.dtype()) {
+    case DType::f32:
+      return for_each_block(out.data<float>(), n, offset, set0,
+                            [=](const Words& w, int j) { return lo + sc * normal_f32(w, j); });
+    case DType::f16:
+      return for_each_block(out.data<Half>(), n, offset, set0, [=](const Words& w, int j) {
+        return detail::store_element<Half>(lo + sc * normal_f32(w, j));
+      });
+    case DType::bf16:
+      return for_each_block(out.data<BFloat16>(), n, offset, set0, [=](const Words& w, int j) {
+        return detail::store_element<BFloat16>(lo + sc * normal_f32(w, j));
+      });
+    case DType::f64:
+      return for_each_block(
+          out.data<double>(), n, offset,
+          [seed](std::uint64_t block) { return Sets2{block_words(seed, block, 0), block_words(seed, block, 1)}; },
+          [=](const Sets2& w, int j) { return loc + scale * normal_f64(w.high, w.low, j); });
+    default: ACC_ASSERT(false, "the cpu random_normal kernel was called for {}", dtype_name(out.dtype()));
+  }
+}
+
+void integers_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset, std::int64_t low,
+                     std::uint64_t range) {
+  const std::int64_t n = out.numel();
+  const auto base = static_cast<std::uint64_t>(low);
+  if (out.dtype() == DType::i32) {
+    return for_each_block(
+        out.data<std::int32_t>(), n, offset,
+        [seed](std::uint64_t block) { return Sets2{block_words(seed, block, 0), block_words(seed, block, 1)}; },
+        [=](const Sets2& w, int j) {
+          return static_cast<std::int32_t>(base + bounded_from_64(word64(w.high, w.low, j), range));
+        });
+  }
+  ACC_ASSERT(out.dtype() == DType::i64, "the cpu random_integers kernel was called for {}", dtype_name(out.dtype()));
+  for_each_block(
+      out.data<std::int64_t>(), n, offset,
+      [seed](std::uint64_t block) {
+        return Sets4{block_words(seed, block, 0), block_words(seed, block, 1), block_words(seed, block, 2),
+                     block_words(seed, block, 3)};
+      },
+      [=](const Sets4& w, int j) {
+        return static_cast<std::int64_t>(base + bounded_from_128(word64(w.s0, w.s1, j), word64(w.s2, w.s3, j), range));
+      });
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS {
+  register_kernel(op::random_uniform, DeviceKind::cpu, dtypes::floating | dtypes::half, &uniform_kernel);
+  register_kernel(op::random_normal, DeviceKind::cpu, dtypes::floating | dtypes::half, &normal_kernel);
+  register_kernel(op::random_integers, DeviceKind::cpu, dtypes::integers, &integers_kernel);
+}
+
+}  // namespace accelera::cpu

@@ -1,0 +1,61 @@
+// The gather kernel of take and take_along_axis on the CPU (Note [Gather and index checks] in ops/take.hpp):
+// elements move as raw bits, so one loop per element size serves every dtype.
+#include <atomic>
+
+#include "accelera/core/error.hpp"
+
+#include "backends/common/strided_loop.hpp"
+#include "ops/take.hpp"
+
+namespace accelera::cpu {
+
+namespace {
+
+template <typename E, typename I>
+void gather(const Tensor& source, std::int64_t axis_stride, std::int64_t axis_size, const Tensor& indices,
+            const Tensor& out, std::atomic<bool>& bad) {
+  const auto layout = backends::make_layout<3>(out.shape(), {&out.strides(), &source.strides(), &indices.strides()});
+  E* o = static_cast<E*>(out.data_ptr());
+  const E* s = static_cast<const E*>(source.data_ptr());
+  const I* ind = static_cast<const I*>(indices.data_ptr());
+  backends::parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
+    bool run_bad = false;
+    for (std::int64_t k = 0; k < len; ++k) {
+      std::int64_t i = static_cast<std::int64_t>(ind[off[2] + k * st[2]]);
+      if (i < 0) i += axis_size;
+      if (i < 0 || i >= axis_size) {
+        run_bad = true;
+        continue;
+      }
+      o[off[0] + k * st[0]] = s[off[1] + k * st[1] + i * axis_stride];
+    }
+    if (run_bad) bad.store(true, std::memory_order_relaxed);
+  });
+}
+
+template <typename E>
+void gather_by_index(const Tensor& source, std::int64_t axis_stride, std::int64_t axis_size, const Tensor& indices,
+                     const Tensor& out, std::atomic<bool>& bad) {
+  if (indices.dtype() == DType::i32) return gather<E, std::int32_t>(source, axis_stride, axis_size, indices, out, bad);
+  ACC_ASSERT(indices.dtype() == DType::i64, "take on the CPU with {} indices", dtype_name(indices.dtype()));
+  gather<E, std::int64_t>(source, axis_stride, axis_size, indices, out, bad);
+}
+
+void take_kernel(const Tensor& source, std::int64_t axis_stride, std::int64_t axis_size, const Tensor& indices,
+                 const Tensor& out, const Tensor& bad_flag) {
+  std::atomic<bool> bad{false};
+  switch (out.itemsize()) {
+    case 1: gather_by_index<std::uint8_t>(source, axis_stride, axis_size, indices, out, bad); break;
+    case 2: gather_by_index<std::uint16_t>(source, axis_stride, axis_size, indices, out, bad); break;
+    case 4: gather_by_index<std::uint32_t>(source, axis_stride, axis_size, indices, out, bad); break;
+    case 8: gather_by_index<std::uint64_t>(source, axis_stride, axis_size, indices, out, bad); break;
+    default: ACC_ASSERT(false, "take on the CPU for {}-byte elements", out.itemsize());
+  }
+  if (bad.load()) *bad_flag.data<std::int32_t>() = 1;
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS { register_kernel(op::take, DeviceKind::cpu, dtypes::all, &take_kernel); }
+
+}  // namespace accelera::cpu

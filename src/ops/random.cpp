@@ -1,0 +1,88 @@
+// random_uniform, random_normal and random_integers (Note [Counter-based random numbers] in ops/random.hpp).
+#include "ops/random.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "accelera/core/error.hpp"
+#include "accelera/random.hpp"
+
+namespace accelera {
+
+namespace {
+
+// A draw must not run past the last counter: its blocks would wrap onto the first ones.
+void check_counters(std::int64_t numel, std::uint64_t offset, const char* op) {
+  const std::uint64_t blocks = random_blocks(numel);
+  ACC_CHECK(blocks == 0 || offset <= std::numeric_limits<std::uint64_t>::max() - (blocks - 1), ValueError,
+            "{}: a draw of {} elements at counter {} runs past the last counter (2^64 - 1)", op, numel, offset);
+}
+
+}  // namespace
+
+std::uint64_t random_blocks(std::int64_t numel) {
+  ACC_CHECK(numel >= 0, ValueError, "random_blocks: numel must be >= 0, got {}", numel);
+  return static_cast<std::uint64_t>(numel / 4 + (numel % 4 != 0 ? 1 : 0));
+}
+
+Tensor random_uniform(const Shape& shape, DType dtype, const Device& device, std::uint64_t seed,
+                      std::uint64_t offset, double low, double high) {
+  ACC_CHECK(is_floating(dtype), DTypeError, "random_uniform: {} is not a floating dtype", dtype_name(dtype));
+  ACC_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high, ValueError,
+            "random_uniform: the bounds must be finite with low <= high, got low = {} and high = {}", low, high);
+  ACC_CHECK(std::isfinite(high - low), ValueError, "random_uniform: high - low = {} - {} overflows", high, low);
+  check_counters(shape.numel(), offset, "random_uniform");
+  const auto kernel = kernel_for(op::random_uniform, device, dtype);
+  Tensor out = Tensor::empty(shape, dtype, device);
+  if (out.numel() > 0) kernel(out, seed, offset, low, high - low);
+  return out;
+}
+
+Tensor random_normal(const Shape& shape, DType dtype, const Device& device, std::uint64_t seed,
+                     std::uint64_t offset, double loc, double scale) {
+  ACC_CHECK(is_floating(dtype), DTypeError, "random_normal: {} is not a floating dtype", dtype_name(dtype));
+  ACC_CHECK(std::isfinite(loc) && std::isfinite(scale) && scale >= 0, ValueError,
+            "random_normal: loc must be finite and scale finite and >= 0, got loc = {} and scale = {}", loc, scale);
+  check_counters(shape.numel(), offset, "random_normal");
+  const auto kernel = kernel_for(op::random_normal, device, dtype);
+  Tensor out = Tensor::empty(shape, dtype, device);
+  if (out.numel() > 0) kernel(out, seed, offset, loc, scale);
+  return out;
+}
+
+Tensor random_integers(const Shape& shape, DType dtype, const Device& device, std::int64_t low, std::int64_t high,
+                       bool endpoint, std::uint64_t seed, std::uint64_t offset) {
+  ACC_CHECK(dtype == DType::i32 || dtype == DType::i64, DTypeError,
+            "random_integers: {} is not an integer dtype (int32 or int64)", dtype_name(dtype));
+  if (dtype == DType::i32) {
+    constexpr std::int64_t lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
+    ACC_CHECK(low >= lo && (endpoint ? high <= hi : high <= hi + 1), ValueError,
+              "random_integers: bounds [{}, {}{} are out of range for int32", low, high, endpoint ? "]" : ")");
+  }
+  ACC_CHECK(endpoint ? low <= high : low < high, ValueError, "random_integers: the interval [{}, {}{} is empty",
+            low, high, endpoint ? "]" : ")");
+  check_counters(shape.numel(), offset, "random_integers");
+  // The count of values, modulo 2^64: only [INT64_MIN, INT64_MAX] with endpoint wraps, to 0 (= 2^64).
+  const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low) + (endpoint ? 1u : 0u);
+  const auto kernel = kernel_for(op::random_integers, device, dtype);
+  Tensor out = Tensor::empty(shape, dtype, device);
+  if (out.numel() > 0) kernel(out, seed, offset, low, range);
+  return out;
+}
+
+Tensor random_permutation(std::int64_t n, const Device& device, std::uint64_t seed, std::uint64_t offset) {
+  ACC_CHECK(n >= 0, ValueError, "random_permutation: n must be >= 0, got {}", n);
+  constexpr auto lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  const Tensor keys = random_integers(Shape{n}, DType::i64, Device::cpu(), lo, hi, true, seed, offset);
+  Tensor order = Tensor::empty(Shape{n}, DType::i64, Device::cpu());
+  std::int64_t* o = order.data<std::int64_t>();
+  const std::int64_t* k = keys.data<std::int64_t>();
+  std::iota(o, o + n, std::int64_t{0});
+  // Equal keys (probability below n^2 / 2^65) keep index order, so the result is deterministic.
+  std::stable_sort(o, o + n, [k](std::int64_t a, std::int64_t b) { return k[a] < k[b]; });
+  return order.to(device);
+}
+
+}  // namespace accelera
