@@ -13,6 +13,17 @@
 //   acc_exp, acc_log, acc_tanh, acc_sqrt the float functions, with libm's special values
 //   acc_max, acc_min                     NumPy's maximum and minimum: a nan operand gives nan
 //   acc_relu                             max(x, 0) that propagates nan
+//   acc_sin ... acc_atanh, acc_expm1,    the float functions of the same names in libm (OpenCL and CUDA
+//   acc_log1p, acc_log2, acc_log10        built-ins), whose special values are the array API standard's
+//   acc_floor, acc_ceil, acc_trunc,      rounding to an integral value (round half to even); integers
+//   acc_rint                             are returned unchanged
+//   acc_sign                             -1, 0 or 1 (nan for nan, +0 for -0, as NumPy)
+//   acc_pow                              libm's pow; integers: exponentiation by squaring, wrapping
+//   acc_atan2, acc_hypot, acc_copysign,  libm's
+//   acc_nextafter
+//   acc_logaddexp                        log(exp(x) + exp(y)) without overflow, NumPy's special values
+//   acc_floor_divide, acc_remainder      NumPy's: Python's sign convention (the remainder takes the
+//                                        divisor's sign); integer division by zero gives 0
 // Kinds: `floating` functions compute float dtypes (integer and bool inputs are computed in float64, as
 // NumPy does); `arithmetic` ones compute floats and integers of the input's own dtype.
 #include "accelera/core/tensor.hpp"
@@ -28,7 +39,29 @@
   X(sigmoid, floating, 1 / (1 + acc_exp(-x))) \
   X(abs, arithmetic, acc_abs(x))       \
   X(square, arithmetic, acc_mul(x, x)) \
-  X(sqrt, floating, acc_sqrt(x))
+  X(sqrt, floating, acc_sqrt(x))       \
+  X(sin, floating, acc_sin(x))         \
+  X(cos, floating, acc_cos(x))         \
+  X(tan, floating, acc_tan(x))         \
+  X(asin, floating, acc_asin(x))       \
+  X(acos, floating, acc_acos(x))       \
+  X(atan, floating, acc_atan(x))       \
+  X(sinh, floating, acc_sinh(x))       \
+  X(cosh, floating, acc_cosh(x))       \
+  X(asinh, floating, acc_asinh(x))     \
+  X(acosh, floating, acc_acosh(x))     \
+  X(atanh, floating, acc_atanh(x))     \
+  X(expm1, floating, acc_expm1(x))     \
+  X(log1p, floating, acc_log1p(x))     \
+  X(log2, floating, acc_log2(x))       \
+  X(log10, floating, acc_log10(x))     \
+  X(reciprocal, floating, 1 / x)       \
+  X(floor, arithmetic, acc_floor(x))   \
+  X(ceil, arithmetic, acc_ceil(x))     \
+  X(trunc, arithmetic, acc_trunc(x))   \
+  X(round, arithmetic, acc_rint(x))    \
+  X(sign, arithmetic, acc_sign(x))     \
+  X(positive, arithmetic, x)
 
 // X(name, kind, expression of x and y); operands arrive broadcast to the output's shape.
 #define ACC_BINARY_FUNCTIONS(X)            \
@@ -37,7 +70,15 @@
   X(multiply, arithmetic, acc_mul(x, y))   \
   X(divide, floating, x / y)               \
   X(maximum, arithmetic, acc_max(x, y))    \
-  X(minimum, arithmetic, acc_min(x, y))
+  X(minimum, arithmetic, acc_min(x, y))   \
+  X(pow, arithmetic, acc_pow(x, y))       \
+  X(atan2, floating, acc_atan2(x, y))     \
+  X(hypot, floating, acc_hypot(x, y))     \
+  X(logaddexp, floating, acc_logaddexp(x, y)) \
+  X(copysign, floating, acc_copysign(x, y))   \
+  X(nextafter, floating, acc_nextafter(x, y)) \
+  X(remainder, arithmetic, acc_remainder(x, y)) \
+  X(floor_divide, arithmetic, acc_floor_divide(x, y))
 
 namespace accelera {
 
