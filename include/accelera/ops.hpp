@@ -73,6 +73,32 @@ ACC_API Tensor copysign(const Tensor& a, const Tensor& b);
 ACC_API Tensor nextafter(const Tensor& a, const Tensor& b);
 ACC_API Tensor remainder(const Tensor& a, const Tensor& b);     // the divisor's sign; integer x % 0 = 0
 ACC_API Tensor floor_divide(const Tensor& a, const Tensor& b);  // integer x // 0 = 0
+// Functions that return bool: the classifications (floats and integers), the comparisons (every dtype,
+// after promotion) and the logical functions (operands converted to bool).
+ACC_API Tensor isnan(const Tensor& x);
+ACC_API Tensor isinf(const Tensor& x);
+ACC_API Tensor isfinite(const Tensor& x);
+ACC_API Tensor signbit(const Tensor& x);
+ACC_API Tensor equal(const Tensor& a, const Tensor& b);
+ACC_API Tensor not_equal(const Tensor& a, const Tensor& b);
+ACC_API Tensor less(const Tensor& a, const Tensor& b);
+ACC_API Tensor less_equal(const Tensor& a, const Tensor& b);
+ACC_API Tensor greater(const Tensor& a, const Tensor& b);
+ACC_API Tensor greater_equal(const Tensor& a, const Tensor& b);
+ACC_API Tensor logical_and(const Tensor& a, const Tensor& b);
+ACC_API Tensor logical_or(const Tensor& a, const Tensor& b);
+ACC_API Tensor logical_xor(const Tensor& a, const Tensor& b);
+ACC_API Tensor logical_not(const Tensor& x);
+// Bitwise functions of integers and bools (the shifts: integers only; NumPy's results for counts past
+// the width).
+ACC_API Tensor bitwise_and(const Tensor& a, const Tensor& b);
+ACC_API Tensor bitwise_or(const Tensor& a, const Tensor& b);
+ACC_API Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+ACC_API Tensor bitwise_invert(const Tensor& x);
+ACC_API Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+ACC_API Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+// x1 where condition (converted to bool) holds, else x2: the three broadcast, x1 and x2 promote.
+ACC_API Tensor where(const Tensor& condition, const Tensor& x1, const Tensor& x2);
 
 ACC_API Tensor sum(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 ACC_API Tensor mean(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);

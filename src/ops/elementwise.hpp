@@ -24,8 +24,21 @@
 //   acc_logaddexp                        log(exp(x) + exp(y)) without overflow, NumPy's special values
 //   acc_floor_divide, acc_remainder      NumPy's: Python's sign convention (the remainder takes the
 //                                        divisor's sign); integer division by zero gives 0
-// Kinds: `floating` functions compute float dtypes (integer and bool inputs are computed in float64, as
-// NumPy does); `arithmetic` ones compute floats and integers of the input's own dtype.
+//   acc_isnan, acc_isinf, acc_isfinite,  the float classifications (integers are finite and never nan)
+//   acc_signbit                          and the sign bit (x < 0 for integers)
+//   acc_invert                           ~x for integers, !x for bool
+//   acc_shift_left, acc_shift_right      NumPy's shifts: a count past the width (or negative) shifts
+//                                        every bit out (the right shift of a negative value gives -1)
+// A function's kind says which dtypes it accepts, which it computes in and which it returns:
+//   kind        accepts                  computes in                       returns
+//   floating    floats, integers (bool   the float, float64 for integers   the compute dtype
+//               only for binary ones)    (as NumPy does)
+//   arithmetic  floats, integers         the (promoted) input dtype        the compute dtype
+//   bitwise     integers, bool           the (promoted) input dtype        the compute dtype
+//   integral    integers                 the (promoted) input dtype        the compute dtype
+//   predicate   floats, integers         the input dtype                   bool
+//   comparison  every dtype              the promoted dtype                bool
+//   logical     every dtype              bool (inputs converted)           bool
 #include "accelera/core/tensor.hpp"
 #include "core/kernel_table.hpp"
 
@@ -61,7 +74,13 @@
   X(trunc, arithmetic, acc_trunc(x))   \
   X(round, arithmetic, acc_rint(x))    \
   X(sign, arithmetic, acc_sign(x))     \
-  X(positive, arithmetic, x)
+  X(positive, arithmetic, x)           \
+  X(isnan, predicate, acc_isnan(x))    \
+  X(isinf, predicate, acc_isinf(x))    \
+  X(isfinite, predicate, acc_isfinite(x)) \
+  X(signbit, predicate, acc_signbit(x))   \
+  X(logical_not, logical, !x)             \
+  X(bitwise_invert, bitwise, acc_invert(x))
 
 // X(name, kind, expression of x and y); operands arrive broadcast to the output's shape.
 #define ACC_BINARY_FUNCTIONS(X)            \
@@ -78,15 +97,36 @@
   X(copysign, floating, acc_copysign(x, y))   \
   X(nextafter, floating, acc_nextafter(x, y)) \
   X(remainder, arithmetic, acc_remainder(x, y)) \
-  X(floor_divide, arithmetic, acc_floor_divide(x, y))
+  X(floor_divide, arithmetic, acc_floor_divide(x, y)) \
+  X(equal, comparison, x == y)            \
+  X(not_equal, comparison, x != y)        \
+  X(less, comparison, x < y)              \
+  X(less_equal, comparison, x <= y)       \
+  X(greater, comparison, x > y)           \
+  X(greater_equal, comparison, x >= y)    \
+  X(logical_and, logical, x && y)         \
+  X(logical_or, logical, x || y)          \
+  X(logical_xor, logical, x != y)         \
+  X(bitwise_and, bitwise, x & y)          \
+  X(bitwise_or, bitwise, x | y)           \
+  X(bitwise_xor, bitwise, x ^ y)          \
+  X(bitwise_left_shift, integral, acc_shift_left(x, y)) \
+  X(bitwise_right_shift, integral, acc_shift_right(x, y))
 
 namespace accelera {
 
-enum class ElementwiseKind { floating, arithmetic };
+enum class ElementwiseKind { floating, arithmetic, bitwise, integral, predicate, comparison, logical };
 
-// out = f(x); x and out have the same shape and dtype, any strides (zero and negative included).
+// Whether functions of `kind` return bool whatever they compute in.
+constexpr bool returns_bool(ElementwiseKind kind) {
+  return kind == ElementwiseKind::predicate || kind == ElementwiseKind::comparison || kind == ElementwiseKind::logical;
+}
+
+// out = f(x); x and out have the same shape, any strides (zero and negative included). x has the compute
+// dtype the kernel is registered for; out has it too, or bool where the function's kind returns bool.
 using UnaryKernel = void(const Tensor& x, const Tensor& out);
-// out = f(a, b); a, b and out have the same shape and dtype (a and b broadcast by stride-0 views).
+// out = f(a, b); a, b and out have the same shape (a and b broadcast by stride-0 views); a and b have the
+// compute dtype, out that dtype or bool.
 using BinaryKernel = void(const Tensor& a, const Tensor& b, const Tensor& out);
 
 namespace op {
@@ -98,9 +138,18 @@ ACC_BINARY_FUNCTIONS(ACC_DECLARE_BINARY)
 #undef ACC_DECLARE_BINARY
 }  // namespace op
 
-// The dtypes a backend registers for a kind: its floating dtypes, plus its integers for `arithmetic`.
+// The compute dtypes a backend registers for a kind, given the floating dtypes it computes.
 constexpr DTypeSet elementwise_dtypes(ElementwiseKind kind, DTypeSet floating) {
-  return kind == ElementwiseKind::floating ? floating : floating | dtypes::integers;
+  switch (kind) {
+    case ElementwiseKind::floating: return floating;
+    case ElementwiseKind::arithmetic:
+    case ElementwiseKind::predicate: return floating | dtypes::integers;
+    case ElementwiseKind::bitwise: return dtypes::integers | DTypeSet{DType::boolean};
+    case ElementwiseKind::integral: return dtypes::integers;
+    case ElementwiseKind::comparison: return floating | dtypes::integers | DTypeSet{DType::boolean};
+    case ElementwiseKind::logical: return DTypeSet{DType::boolean};
+  }
+  return {};
 }
 
 }  // namespace accelera

@@ -83,7 +83,11 @@ Row fill_row() {
 struct UnaryReference {
   double lo, hi;  // the input range tested (floats; integers use [-100, 100])
   double (*f)(double);
+  double (*boolean_f)(double) = nullptr;  // the bool reference where it differs from f
 };
+
+// Integer bit operations of the references, exact for the operands the rows draw.
+std::int64_t as_int(double x) { return static_cast<std::int64_t>(x); }
 
 // One entry per function of ACC_UNARY_FUNCTIONS: its float64 reference.
 const std::map<std::string, UnaryReference>& unary_references() {
@@ -119,6 +123,13 @@ const std::map<std::string, UnaryReference>& unary_references() {
       {"round", {-5, 5, [](double x) { return std::nearbyint(x); }}},
       {"sign", {-5, 5, [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : x == 0 ? 0.0 : x); }}},
       {"positive", {-5, 5, [](double x) { return x; }}},
+      {"isnan", {-5, 5, [](double x) { return std::isnan(x) ? 1.0 : 0.0; }}},
+      {"isinf", {-5, 5, [](double x) { return std::isinf(x) ? 1.0 : 0.0; }}},
+      {"isfinite", {-5, 5, [](double x) { return std::isfinite(x) ? 1.0 : 0.0; }}},
+      {"signbit", {-5, 5, [](double x) { return std::signbit(x) ? 1.0 : 0.0; }}},
+      {"logical_not", {0, 1, [](double x) { return x == 0 ? 1.0 : 0.0; }}},
+      {"bitwise_invert", {0, 1, [](double x) { return static_cast<double>(~as_int(x)); },
+                          [](double x) { return x == 0 ? 1.0 : 0.0; }}},
   };
   return refs;
 }
@@ -169,6 +180,20 @@ const std::map<std::string, BinaryReference>& binary_references() {
       {"nextafter", {-5, 5, [](double x, double y) { return std::nextafter(x, y); }}},
       {"remainder", {-5, 5, &remainder_ref, -50, 50, &int_remainder_ref}},
       {"floor_divide", {-5, 5, &floor_divide_ref, -50, 50, &int_floor_divide_ref}},
+      {"equal", {-5, 5, [](double x, double y) { return x == y ? 1.0 : 0.0; }, -50, 50}},
+      {"not_equal", {-5, 5, [](double x, double y) { return x != y ? 1.0 : 0.0; }, -50, 50}},
+      {"less", {-5, 5, [](double x, double y) { return x < y ? 1.0 : 0.0; }, -50, 50}},
+      {"less_equal", {-5, 5, [](double x, double y) { return x <= y ? 1.0 : 0.0; }, -50, 50}},
+      {"greater", {-5, 5, [](double x, double y) { return x > y ? 1.0 : 0.0; }, -50, 50}},
+      {"greater_equal", {-5, 5, [](double x, double y) { return x >= y ? 1.0 : 0.0; }, -50, 50}},
+      {"logical_and", {0, 1, [](double x, double y) { return x != 0 && y != 0 ? 1.0 : 0.0; }}},
+      {"logical_or", {0, 1, [](double x, double y) { return x != 0 || y != 0 ? 1.0 : 0.0; }}},
+      {"logical_xor", {0, 1, [](double x, double y) { return (x != 0) != (y != 0) ? 1.0 : 0.0; }}},
+      {"bitwise_and", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) & as_int(y)); }, -50, 50}},
+      {"bitwise_or", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) | as_int(y)); }, -50, 50}},
+      {"bitwise_xor", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) ^ as_int(y)); }, -50, 50}},
+      {"bitwise_left_shift", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) << as_int(y)); }, 0, 20}},
+      {"bitwise_right_shift", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) >> as_int(y)); }, 0, 20}},
   };
   return refs;
 }
@@ -183,7 +208,8 @@ Row unary_row(const std::string& name, accelera::Tensor (*op)(const Tensor&)) {
               ADD_FAILURE() << "the op table has no reference for the element-wise function " << name;
               return cases;
             }
-            const UnaryReference ref = it->second;
+            UnaryReference ref = it->second;
+            if (dt == DType::boolean && ref.boolean_f != nullptr) ref.f = ref.boolean_f;
             const double lo = integral(dt) ? -100 : ref.lo, hi = integral(dt) ? 100 : ref.hi;
             for (const Shape& shape : element_shapes()) {
               for (View v : kAllViews) {
@@ -243,6 +269,32 @@ std::vector<Row> elementwise_rows() {
 #undef ACC_TABLE_UNARY
 #undef ACC_TABLE_BINARY
   return out;
+}
+
+// where(condition, x1, x2): every view of the condition and x1, x2 broadcast along the last axis.
+Row where_row() {
+  return {"where", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            for (const Shape& shape : element_shapes()) {
+              for (View v : kAllViews) {
+                const Shape x2_shape = (v == View::broadcast && shape.ndim() > 0) ? Shape{shape[shape.ndim() - 1]} : shape;
+                Input cond = make_input(shape, DType::boolean, v, rng);
+                Input x1 = make_input(shape, dt, v, rng, -100, 100);
+                Input x2 = make_input(x2_shape, dt, v == View::transposed ? View::negstep : View::contiguous, rng,
+                                      -100, 100);
+                const Tensor c = cond.host(), a = x1.host(), b = x2.host();
+                Ref expected{shape, {}, {}};
+                for_each_index(shape, [&](const Index& i, std::int64_t) {
+                  expected.v.push_back(get(c, i) != 0 ? get(a, i) : get(b, broadcast_index(i, b.shape())));
+                });
+                cases.push_back({label(shape, v), {cond, x1, x2}, [](const std::vector<Tensor>& t, const Device&) {
+                                   return std::vector<Tensor>{accelera::where(t[0], t[1], t[2])};
+                                 },
+                                 {expected}, Tol{0, 0}});
+              }
+            }
+            return cases;
+          }};
 }
 
 // ---- reductions -------------------------------------------------------------------------------------
@@ -391,6 +443,7 @@ std::vector<Row> core_rows() {
                           reduction_row("mean", Reduction::mean, &accelera::mean),
                           reduction_row("max", Reduction::max, &accelera::max)};
   for (auto& row : elementwise_rows()) out.push_back(std::move(row));
+  out.push_back(where_row());
   return out;
 }
 

@@ -207,6 +207,119 @@ TEST_P(ElementwiseSpecial, RoundingAndSignKeepIntegers) {
   }
 }
 
+TEST_P(ElementwiseSpecial, ClassificationsReturnBool) {
+  const Device device = GetParam();
+  const std::vector<double> xs = {kNaN, kInf, -kInf, -0.0, 0.0, -1.5, 2, -kNaN};
+  const struct {
+    UnaryFn op;
+    const char* name;
+    std::vector<double> want;
+  } cases[] = {{&accelera::isnan, "isnan", {1, 0, 0, 0, 0, 0, 0, 1}},
+               {&accelera::isinf, "isinf", {0, 1, 1, 0, 0, 0, 0, 0}},
+               {&accelera::isfinite, "isfinite", {0, 0, 0, 1, 1, 1, 1, 0}},
+               {&accelera::signbit, "signbit", {std::signbit(kNaN) ? 1.0 : 0.0, 0, 1, 1, 0, 1, 0, 1}}};
+  for (DType dt : {DType::f32, DType::f64}) {
+    for (const auto& c : cases) {
+      const Tensor out = c.op(host_tensor(xs, dt).to(device)).to(Device::cpu());
+      ASSERT_EQ(out.dtype(), DType::boolean) << c.name;
+      EXPECT_EQ(values_of(out), c.want) << c.name << " in " << dtype_name(dt);
+    }
+  }
+  for (DType dt : {DType::i32, DType::i64}) {
+    const Tensor x = host_tensor({-3, 0, 4}, dt).to(device);
+    EXPECT_EQ(values_of(accelera::isnan(x).to(Device::cpu())), (std::vector<double>{0, 0, 0}));
+    EXPECT_EQ(values_of(accelera::isinf(x).to(Device::cpu())), (std::vector<double>{0, 0, 0}));
+    EXPECT_EQ(values_of(accelera::isfinite(x).to(Device::cpu())), (std::vector<double>{1, 1, 1}));
+    EXPECT_EQ(values_of(accelera::signbit(x).to(Device::cpu())), (std::vector<double>{1, 0, 0}));
+  }
+}
+
+TEST_P(ElementwiseSpecial, ComparisonsPromoteAndTreatNanAsUnordered) {
+  const Device device = GetParam();
+  const Tensor a = host_tensor({kNaN, 1, -0.0, kInf, 2}, DType::f32).to(device);
+  const Tensor b = host_tensor({kNaN, 1, 0.0, kInf, 3}, DType::f64).to(device);
+  const auto eq = accelera::equal(a, b).to(Device::cpu());
+  ASSERT_EQ(eq.dtype(), DType::boolean);
+  EXPECT_EQ(values_of(eq), (std::vector<double>{0, 1, 1, 1, 0}));
+  EXPECT_EQ(values_of(accelera::not_equal(a, b).to(Device::cpu())), (std::vector<double>{1, 0, 0, 0, 1}));
+  EXPECT_EQ(values_of(accelera::less(a, b).to(Device::cpu())), (std::vector<double>{0, 0, 0, 0, 1}));
+  EXPECT_EQ(values_of(accelera::less_equal(a, b).to(Device::cpu())), (std::vector<double>{0, 1, 1, 1, 1}));
+  EXPECT_EQ(values_of(accelera::greater(a, b).to(Device::cpu())), (std::vector<double>{0, 0, 0, 0, 0}));
+  EXPECT_EQ(values_of(accelera::greater_equal(a, b).to(Device::cpu())), (std::vector<double>{0, 1, 1, 1, 0}));
+  // int64 values past 2^53 compare exactly (no detour through float64).
+  Tensor big = Tensor::empty(Shape{2}, DType::i64), next = Tensor::empty(Shape{2}, DType::i64);
+  set_int(big, {0}, (std::int64_t{1} << 53) + 1);
+  set_int(big, {1}, -5);
+  set_int(next, {0}, std::int64_t{1} << 53);
+  set_int(next, {1}, -5);
+  EXPECT_EQ(values_of(accelera::equal(big.to(device), next.to(device)).to(Device::cpu())), (std::vector<double>{0, 1}));
+  // bool against int promotes to the integer.
+  const Tensor flags = host_tensor({1, 0}, DType::boolean).to(device);
+  EXPECT_EQ(values_of(accelera::equal(flags, host_tensor({1, 1}, DType::i32).to(device)).to(Device::cpu())),
+            (std::vector<double>{1, 0}));
+}
+
+TEST_P(ElementwiseSpecial, LogicalFunctionsConvertToBool) {
+  const Device device = GetParam();
+  const Tensor a = host_tensor({kNaN, 0.0, -0.0, 2, 0.5}, DType::f32).to(device);
+  const Tensor b = host_tensor({0, 0, 3, 7, 0}, DType::i64).to(device);
+  EXPECT_EQ(values_of(accelera::logical_and(a, b).to(Device::cpu())), (std::vector<double>{0, 0, 0, 1, 0}));
+  EXPECT_EQ(values_of(accelera::logical_or(a, b).to(Device::cpu())), (std::vector<double>{1, 0, 1, 1, 1}));
+  EXPECT_EQ(values_of(accelera::logical_xor(a, b).to(Device::cpu())), (std::vector<double>{1, 0, 1, 0, 1}));
+  const Tensor n = accelera::logical_not(a).to(Device::cpu());
+  ASSERT_EQ(n.dtype(), DType::boolean);
+  EXPECT_EQ(values_of(n), (std::vector<double>{0, 1, 1, 0, 0}));
+}
+
+TEST_P(ElementwiseSpecial, BitwiseFunctionsAndShiftsFollowNumPy) {
+  const Device device = GetParam();
+  for (DType dt : {DType::i32, DType::i64}) {
+    const std::int64_t width = dt == DType::i32 ? 32 : 64;
+    const Tensor x = host_tensor({-8, 5, 1, -1, 7, -7}, dt).to(device);
+    const Tensor n = host_tensor({1, 2, static_cast<double>(width), static_cast<double>(width + 3), -1, 100}, dt).to(device);
+    const Tensor left = accelera::bitwise_left_shift(x, n).to(Device::cpu());
+    ASSERT_EQ(left.dtype(), dt);
+    EXPECT_EQ(values_of(left), (std::vector<double>{-16, 20, 0, 0, 0, 0}));
+    EXPECT_EQ(values_of(accelera::bitwise_right_shift(x, n).to(Device::cpu())),
+              (std::vector<double>{-4, 1, 0, -1, 0, -1}));
+    EXPECT_EQ(values_of(accelera::bitwise_invert(x).to(Device::cpu())), (std::vector<double>{7, -6, -2, 0, -8, 6}));
+    const Tensor m = host_tensor({12, -1, 3, 0, 6, -7}, dt).to(device);
+    EXPECT_EQ(values_of(accelera::bitwise_and(x, m).to(Device::cpu())), (std::vector<double>{8, 5, 1, 0, 6, -7}));
+    EXPECT_EQ(values_of(accelera::bitwise_or(x, m).to(Device::cpu())), (std::vector<double>{-4, -1, 3, -1, 7, -7}));
+    EXPECT_EQ(values_of(accelera::bitwise_xor(x, m).to(Device::cpu())), (std::vector<double>{-12, -6, 2, -1, 1, 0}));
+  }
+  const Tensor t = host_tensor({1, 1, 0, 0}, DType::boolean).to(device);
+  const Tensor u = host_tensor({1, 0, 1, 0}, DType::boolean).to(device);
+  const Tensor inv = accelera::bitwise_invert(t).to(Device::cpu());
+  ASSERT_EQ(inv.dtype(), DType::boolean);
+  EXPECT_EQ(values_of(inv), (std::vector<double>{0, 0, 1, 1}));
+  EXPECT_EQ(values_of(accelera::bitwise_and(t, u).to(Device::cpu())), (std::vector<double>{1, 0, 0, 0}));
+  EXPECT_EQ(values_of(accelera::bitwise_xor(t, u).to(Device::cpu())), (std::vector<double>{0, 1, 1, 0}));
+}
+
+TEST_P(ElementwiseSpecial, DtypesOutsideAKindAreTypedErrors) {
+  const Device device = GetParam();
+  const Tensor f = host_tensor({1.5}, DType::f32).to(device);
+  const Tensor b = host_tensor({1}, DType::boolean).to(device);
+  const Tensor i = host_tensor({1}, DType::i32).to(device);
+  EXPECT_THROW(accelera::bitwise_and(f, f), DTypeError);
+  EXPECT_THROW(accelera::bitwise_invert(f), DTypeError);
+  EXPECT_THROW(accelera::bitwise_left_shift(b, b), DTypeError);
+  EXPECT_THROW(accelera::bitwise_left_shift(i, f), DTypeError);
+  EXPECT_THROW(accelera::isnan(b), DTypeError);
+  EXPECT_THROW(accelera::floor(b), DTypeError);
+  EXPECT_THROW(accelera::sin(b), DTypeError);
+  try {
+    accelera::bitwise_or(f, i);
+    ADD_FAILURE() << "bitwise_or of float32 and int32 did not raise";
+  } catch (const DTypeError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("bitwise_or"), std::string::npos) << what;
+    EXPECT_NE(what.find("float"), std::string::npos) << what;
+    EXPECT_NE(what.find(device.str()), std::string::npos) << what;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, ElementwiseSpecial, ::testing::ValuesIn(with_cuda_placeholder(all_devices())),
                          device_name);
 

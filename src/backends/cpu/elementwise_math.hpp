@@ -209,4 +209,53 @@ inline T acc_remainder(T a, T b) {
   }
 }
 
+// ---- classification, bits ------------------------------------------------------------------------------
+template <typename T>
+inline bool acc_isnan(T x) {
+  return x != x;
+}
+template <typename T>
+inline bool acc_isinf(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return false;
+  } else {
+    return std::isinf(x);
+  }
+}
+template <typename T>
+inline bool acc_isfinite(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return true;
+  } else {
+    return std::isfinite(x);
+  }
+}
+template <typename T>
+inline bool acc_signbit(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return x < T{0};
+  } else {
+    return std::signbit(x);
+  }
+}
+template <typename T>
+inline T acc_invert(T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return !x;
+  } else {
+    return static_cast<T>(~x);
+  }
+}
+// NumPy's shifts: a count at or past the width, or negative, shifts every bit out.
+template <typename T>
+inline T acc_shift_left(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<U>(y) < sizeof(T) * 8 ? wrap<T>(static_cast<U>(static_cast<U>(x) << y)) : T{0};
+}
+template <typename T>
+inline T acc_shift_right(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<U>(y) < sizeof(T) * 8 ? static_cast<T>(x >> y) : (x < T{0} ? T{-1} : T{0});
+}
+
 }  // namespace accelera::cpu::elementwise_math

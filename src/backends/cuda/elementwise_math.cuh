@@ -216,4 +216,96 @@ __device__ inline C acc_remainder(C a, C b) {
   }
 }
 
+// ---- classification, bits ------------------------------------------------------------------------------
+template <typename C>
+__device__ inline bool acc_isnan(C x) {
+  return x != x;
+}
+template <typename C>
+__device__ inline bool acc_isinf(C x) {
+  if constexpr (std::is_integral_v<C>) {
+    return false;
+  } else {
+    return ::isinf(x);
+  }
+}
+template <typename C>
+__device__ inline bool acc_isfinite(C x) {
+  if constexpr (std::is_integral_v<C>) {
+    return true;
+  } else {
+    return ::isfinite(x);
+  }
+}
+template <typename C>
+__device__ inline bool acc_signbit(C x) {
+  if constexpr (std::is_integral_v<C>) {
+    return x < C{0};
+  } else {
+    return ::signbit(x);
+  }
+}
+template <typename C>
+__device__ inline C acc_invert(C x) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return !x;
+  } else {
+    return static_cast<C>(~x);
+  }
+}
+// NumPy's shifts: a count at or past the width, or negative, shifts every bit out.
+template <typename C>
+__device__ inline C acc_shift_left(C x, C y) {
+  using U = std::make_unsigned_t<C>;
+  return static_cast<U>(y) < sizeof(C) * 8 ? static_cast<C>(static_cast<U>(static_cast<U>(x) << y)) : C{0};
+}
+template <typename C>
+__device__ inline C acc_shift_right(C x, C y) {
+  using U = std::make_unsigned_t<C>;
+  return static_cast<U>(y) < sizeof(C) * 8 ? static_cast<C>(x >> y) : (x < C{0} ? C{-1} : C{0});
+}
+
 }  // namespace accelera::cuda::kernels::elementwise_math
+
+namespace accelera::cuda::kernels {
+
+// Loads and stores of the element-wise kernels: common.cuh's, plus bool (computed as bool, stored as Bool).
+template <typename T>
+__device__ inline auto load_element(T v) {
+  if constexpr (std::is_same_v<T, Bool>) {
+    return v.value != 0;
+  } else {
+    return load(v);
+  }
+}
+template <typename O, typename V>
+__device__ inline O store_element(V v) {
+  if constexpr (std::is_same_v<O, Bool>) {
+    return Bool{static_cast<std::uint8_t>(v ? 1 : 0)};
+  } else {
+    return store<O>(static_cast<compute_t<O>>(v));
+  }
+}
+
+// Calls f(T{}) with the storage type of each compute dtype `Kind` registers on CUDA; false for the others.
+template <ElementwiseKind Kind, typename F>
+bool with_elementwise_type(DType dtype, F&& f) {
+  constexpr DTypeSet computed = elementwise_dtypes(Kind, dtypes::floating | dtypes::half);
+  switch (dtype) {
+#define ACC_CUDA_ELEMENTWISE_TYPE(dt, type)                           \
+  case dt:                                                            \
+    if constexpr (computed.contains(dt)) return f(type{}), true;      \
+    return false;
+    ACC_CUDA_ELEMENTWISE_TYPE(DType::f32, float)
+    ACC_CUDA_ELEMENTWISE_TYPE(DType::f64, double)
+    ACC_CUDA_ELEMENTWISE_TYPE(DType::f16, Half)
+    ACC_CUDA_ELEMENTWISE_TYPE(DType::bf16, BFloat16)
+    ACC_CUDA_ELEMENTWISE_TYPE(DType::i32, std::int32_t)
+    ACC_CUDA_ELEMENTWISE_TYPE(DType::i64, std::int64_t)
+    ACC_CUDA_ELEMENTWISE_TYPE(DType::boolean, Bool)
+#undef ACC_CUDA_ELEMENTWISE_TYPE
+  }
+  return false;
+}
+
+}  // namespace accelera::cuda::kernels

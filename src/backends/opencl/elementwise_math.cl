@@ -196,6 +196,31 @@ inline T acc_remainder_s(T a, T b) {
 }
 #endif
 
+// Classification and bits. Integers are finite and never nan; bool (ACC_BOOL) is stored as uchar 0 or 1.
+#if defined(ACC_INTEGER)
+#define acc_isnan_s(x) 0
+#define acc_isinf_s(x) 0
+#define acc_isfinite_s(x) 1
+#define acc_signbit_s(x) ((x) < (T)0)
+#else
+#define acc_isnan_s(x) isnan(x)
+#define acc_isinf_s(x) isinf(x)
+#define acc_isfinite_s(x) isfinite(x)
+#define acc_signbit_s(x) signbit(x)
+#endif
+#if defined(ACC_BOOL)
+#define acc_invert_s(x) (!(x))
+#else
+#define acc_invert_s(x) (~(x))
+#endif
+#if defined(ACC_INTEGER)
+// NumPy's shifts: a count at or past the width, or negative, shifts every bit out (OpenCL would take the
+// count modulo the width).
+#define ACC_BITS ((UT)(sizeof(T) * 8))
+#define acc_shift_left_s(x, y) (((UT)(y) < ACC_BITS) ? (T)((UT)(x) << (UT)(y)) : (T)0)
+#define acc_shift_right_s(x, y) (((UT)(y) < ACC_BITS) ? (T)((x) >> (y)) : (((x) < (T)0) ? (T)(-1) : (T)0))
+#endif
+
 #define acc_neg(x) ACC_CAT(acc_neg, ACC_FORM)(x)
 #define acc_add(x, y) ACC_CAT(acc_add, ACC_FORM)(x, y)
 #define acc_sub(x, y) ACC_CAT(acc_sub, ACC_FORM)(x, y)
@@ -236,3 +261,10 @@ inline T acc_remainder_s(T a, T b) {
 #define acc_nextafter(x, y) ACC_CAT(acc_nextafter, ACC_FORM)(x, y)
 #define acc_remainder(x, y) ACC_CAT(acc_remainder, ACC_FORM)(x, y)
 #define acc_floor_divide(x, y) ACC_CAT(acc_floor_divide, ACC_FORM)(x, y)
+#define acc_isnan(x) ACC_CAT(acc_isnan, ACC_FORM)(x)
+#define acc_isinf(x) ACC_CAT(acc_isinf, ACC_FORM)(x)
+#define acc_isfinite(x) ACC_CAT(acc_isfinite, ACC_FORM)(x)
+#define acc_signbit(x) ACC_CAT(acc_signbit, ACC_FORM)(x)
+#define acc_invert(x) ACC_CAT(acc_invert, ACC_FORM)(x)
+#define acc_shift_left(x, y) ACC_CAT(acc_shift_left, ACC_FORM)(x, y)
+#define acc_shift_right(x, y) ACC_CAT(acc_shift_right, ACC_FORM)(x, y)
