@@ -165,3 +165,9 @@ __all__ = [
     "attention", "attention_backward", "backends", "bias_gelu", "gelu", "gelu_backward", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",
 ]
+
+# The array API's element-wise functions (and NumPy's names for them).
+from . import _elementwise  # noqa: E402
+from ._elementwise import *  # noqa: E402,F401,F403
+
+__all__ += _elementwise.__all__
