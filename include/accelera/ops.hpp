@@ -43,6 +43,62 @@ ACC_API Tensor sigmoid(const Tensor& x);
 ACC_API Tensor abs(const Tensor& x);
 ACC_API Tensor square(const Tensor& x);
 ACC_API Tensor sqrt(const Tensor& x);
+ACC_API Tensor sin(const Tensor& x);
+ACC_API Tensor cos(const Tensor& x);
+ACC_API Tensor tan(const Tensor& x);
+ACC_API Tensor asin(const Tensor& x);
+ACC_API Tensor acos(const Tensor& x);
+ACC_API Tensor atan(const Tensor& x);
+ACC_API Tensor sinh(const Tensor& x);
+ACC_API Tensor cosh(const Tensor& x);
+ACC_API Tensor asinh(const Tensor& x);
+ACC_API Tensor acosh(const Tensor& x);
+ACC_API Tensor atanh(const Tensor& x);
+ACC_API Tensor expm1(const Tensor& x);
+ACC_API Tensor log1p(const Tensor& x);
+ACC_API Tensor log2(const Tensor& x);
+ACC_API Tensor log10(const Tensor& x);
+ACC_API Tensor reciprocal(const Tensor& x);
+ACC_API Tensor floor(const Tensor& x);
+ACC_API Tensor ceil(const Tensor& x);
+ACC_API Tensor trunc(const Tensor& x);
+ACC_API Tensor round(const Tensor& x);  // half to even; integers unchanged
+ACC_API Tensor sign(const Tensor& x);   // sign(nan) = nan
+ACC_API Tensor positive(const Tensor& x);
+ACC_API Tensor pow(const Tensor& a, const Tensor& b);  // integers: wrapping; a negative exponent gives 1/a^|b| truncated
+ACC_API Tensor atan2(const Tensor& a, const Tensor& b);
+ACC_API Tensor hypot(const Tensor& a, const Tensor& b);
+ACC_API Tensor logaddexp(const Tensor& a, const Tensor& b);
+ACC_API Tensor copysign(const Tensor& a, const Tensor& b);
+ACC_API Tensor nextafter(const Tensor& a, const Tensor& b);
+ACC_API Tensor remainder(const Tensor& a, const Tensor& b);     // the divisor's sign; integer x % 0 = 0
+ACC_API Tensor floor_divide(const Tensor& a, const Tensor& b);  // integer x // 0 = 0
+// Functions that return bool: the classifications (floats and integers), the comparisons (every dtype,
+// after promotion) and the logical functions (operands converted to bool).
+ACC_API Tensor isnan(const Tensor& x);
+ACC_API Tensor isinf(const Tensor& x);
+ACC_API Tensor isfinite(const Tensor& x);
+ACC_API Tensor signbit(const Tensor& x);
+ACC_API Tensor equal(const Tensor& a, const Tensor& b);
+ACC_API Tensor not_equal(const Tensor& a, const Tensor& b);
+ACC_API Tensor less(const Tensor& a, const Tensor& b);
+ACC_API Tensor less_equal(const Tensor& a, const Tensor& b);
+ACC_API Tensor greater(const Tensor& a, const Tensor& b);
+ACC_API Tensor greater_equal(const Tensor& a, const Tensor& b);
+ACC_API Tensor logical_and(const Tensor& a, const Tensor& b);
+ACC_API Tensor logical_or(const Tensor& a, const Tensor& b);
+ACC_API Tensor logical_xor(const Tensor& a, const Tensor& b);
+ACC_API Tensor logical_not(const Tensor& x);
+// Bitwise functions of integers and bools (the shifts: integers only; NumPy's results for counts past
+// the width).
+ACC_API Tensor bitwise_and(const Tensor& a, const Tensor& b);
+ACC_API Tensor bitwise_or(const Tensor& a, const Tensor& b);
+ACC_API Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+ACC_API Tensor bitwise_invert(const Tensor& x);
+ACC_API Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+ACC_API Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+// x1 where condition (converted to bool) holds, else x2: the three broadcast, x1 and x2 promote.
+ACC_API Tensor where(const Tensor& condition, const Tensor& x1, const Tensor& x2);
 
 ACC_API Tensor sum(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);
 ACC_API Tensor mean(const Tensor& x, const Axes& axes = std::nullopt, bool keepdims = false);

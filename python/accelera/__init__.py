@@ -168,3 +168,9 @@ __all__ = [
     # random numbers and gathers
     "IndexOutOfBoundsError", "random", "take", "take_along_axis",
 ]
+
+# The array API's element-wise functions (and NumPy's names for them).
+from . import _elementwise  # noqa: E402
+from ._elementwise import *  # noqa: E402,F401,F403
+
+__all__ += _elementwise.__all__

@@ -11,20 +11,37 @@ using namespace ops_detail;
 
 namespace {
 
-// The dtype a function of `kind` computes for operands of (promoted) dtype `in`. Floating functions of
-// integers compute in float64, as NumPy's do; so does true division of bools.
-DType compute_dtype(ElementwiseKind kind, DType in, std::string_view name, bool unary) {
-  ACC_CHECK(in != DType::boolean || (!unary && kind == ElementwiseKind::floating), DTypeError,
-            "{} is not defined for bool tensors (convert with astype)", name);
+bool accepts(ElementwiseKind kind, DType in, bool unary) {
+  const bool integer = in == DType::i32 || in == DType::i64;
+  switch (kind) {
+    case ElementwiseKind::floating: return in != DType::boolean || !unary;  // True division of bools: float64
+    case ElementwiseKind::arithmetic:
+    case ElementwiseKind::predicate: return in != DType::boolean;
+    case ElementwiseKind::bitwise: return integer || in == DType::boolean;
+    case ElementwiseKind::integral: return integer;
+    case ElementwiseKind::comparison:
+    case ElementwiseKind::logical: return true;
+  }
+  return false;
+}
+
+// The dtype a function of `kind` computes in for operands of (promoted) dtype `in` (the table in Note
+// [Element-wise functions]); a dtype the kind does not accept is a DTypeError naming op, device and dtype.
+DType compute_dtype(ElementwiseKind kind, DType in, std::string_view name, const Device& device, bool unary) {
+  ACC_CHECK(accepts(kind, in, unary), DTypeError, "{} is not defined for {} tensors (on {}){}", name, dtype_name(in),
+            device.str(), in == DType::boolean ? "; convert with astype" : "");
   if (kind == ElementwiseKind::floating && !is_floating(in)) return DType::f64;
+  if (kind == ElementwiseKind::logical) return DType::boolean;
   return in;
 }
 
+DType result_dtype(ElementwiseKind kind, DType compute) { return returns_bool(kind) ? DType::boolean : compute; }
+
 Tensor unary(const OpSchema<UnaryKernel>& op, ElementwiseKind kind, const Tensor& x) {
   check_defined(x, op.name, "the operand");
-  const DType dtype = compute_dtype(kind, x.dtype(), op.name, true);
+  const DType dtype = compute_dtype(kind, x.dtype(), op.name, x.device(), true);
   const auto kernel = kernel_for(op, x.device(), dtype);
-  Tensor out = Tensor::empty(x.shape(), dtype, x.device());
+  Tensor out = Tensor::empty(x.shape(), result_dtype(kind, dtype), x.device());
   if (x.numel() > 0) kernel(cast_to(x, dtype), out);
   return out;
 }
@@ -33,10 +50,10 @@ Tensor binary(const OpSchema<BinaryKernel>& op, ElementwiseKind kind, const Tens
   check_defined(a, op.name, "the first operand");
   check_defined(b, op.name, "the second operand");
   check_same_device(a, b, op.name);
-  const DType dtype = compute_dtype(kind, promote_types(a.dtype(), b.dtype()), op.name, false);
+  const DType dtype = compute_dtype(kind, promote_types(a.dtype(), b.dtype()), op.name, a.device(), false);
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
   const auto kernel = kernel_for(op, a.device(), dtype);
-  Tensor out = Tensor::empty(shape, dtype, a.device());
+  Tensor out = Tensor::empty(shape, result_dtype(kind, dtype), a.device());
   if (shape.numel() > 0) kernel(cast_to(a, dtype).broadcast_to(shape), cast_to(b, dtype).broadcast_to(shape), out);
   return out;
 }

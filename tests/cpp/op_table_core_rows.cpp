@@ -83,7 +83,11 @@ Row fill_row() {
 struct UnaryReference {
   double lo, hi;  // the input range tested (floats; integers use [-100, 100])
   double (*f)(double);
+  double (*boolean_f)(double) = nullptr;  // the bool reference where it differs from f
 };
+
+// Integer bit operations of the references, exact for the operands the rows draw.
+std::int64_t as_int(double x) { return static_cast<std::int64_t>(x); }
 
 // One entry per function of ACC_UNARY_FUNCTIONS: its float64 reference.
 const std::map<std::string, UnaryReference>& unary_references() {
@@ -97,13 +101,66 @@ const std::map<std::string, UnaryReference>& unary_references() {
       {"abs", {-5, 5, [](double x) { return std::fabs(x); }}},
       {"square", {-5, 5, [](double x) { return x * x; }}},
       {"sqrt", {0, 100, [](double x) { return std::sqrt(x); }}},
+      {"sin", {-5, 5, [](double x) { return std::sin(x); }}},
+      {"cos", {-5, 5, [](double x) { return std::cos(x); }}},
+      {"tan", {-1.5, 1.5, [](double x) { return std::tan(x); }}},
+      {"asin", {-1, 1, [](double x) { return std::asin(x); }}},
+      {"acos", {-1, 1, [](double x) { return std::acos(x); }}},
+      {"atan", {-5, 5, [](double x) { return std::atan(x); }}},
+      {"sinh", {-5, 5, [](double x) { return std::sinh(x); }}},
+      {"cosh", {-5, 5, [](double x) { return std::cosh(x); }}},
+      {"asinh", {-5, 5, [](double x) { return std::asinh(x); }}},
+      {"acosh", {1, 10, [](double x) { return std::acosh(x); }}},
+      {"atanh", {-0.99, 0.99, [](double x) { return std::atanh(x); }}},
+      {"expm1", {-5, 5, [](double x) { return std::expm1(x); }}},
+      {"log1p", {-0.9, 10, [](double x) { return std::log1p(x); }}},
+      {"log2", {0.01, 10, [](double x) { return std::log2(x); }}},
+      {"log10", {0.01, 10, [](double x) { return std::log10(x); }}},
+      {"reciprocal", {0.1, 5, [](double x) { return 1.0 / x; }}},
+      {"floor", {-5, 5, [](double x) { return std::floor(x); }}},
+      {"ceil", {-5, 5, [](double x) { return std::ceil(x); }}},
+      {"trunc", {-5, 5, [](double x) { return std::trunc(x); }}},
+      {"round", {-5, 5, [](double x) { return std::nearbyint(x); }}},
+      {"sign", {-5, 5, [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : x == 0 ? 0.0 : x); }}},
+      {"positive", {-5, 5, [](double x) { return x; }}},
+      {"isnan", {-5, 5, [](double x) { return std::isnan(x) ? 1.0 : 0.0; }}},
+      {"isinf", {-5, 5, [](double x) { return std::isinf(x) ? 1.0 : 0.0; }}},
+      {"isfinite", {-5, 5, [](double x) { return std::isfinite(x) ? 1.0 : 0.0; }}},
+      {"signbit", {-5, 5, [](double x) { return std::signbit(x) ? 1.0 : 0.0; }}},
+      {"logical_not", {0, 1, [](double x) { return x == 0 ? 1.0 : 0.0; }}},
+      {"bitwise_invert", {0, 1, [](double x) { return static_cast<double>(~as_int(x)); },
+                          [](double x) { return x == 0 ? 1.0 : 0.0; }}},
   };
   return refs;
 }
 
+// NumPy's floor division and remainder of floats (the quotient snapped to an integer, the remainder with
+// the divisor's sign), computed in float64.
+double floor_divide_ref(double a, double b) {
+  const double mod = std::fmod(a, b);
+  if (b == 0) return a / b;
+  double div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+  if (div == 0) return std::copysign(0.0, a / b);
+  double floor_div = std::floor(div);
+  if (div - floor_div > 0.5) floor_div += 1;
+  return floor_div;
+}
+double remainder_ref(double a, double b) {
+  if (b == 0) return std::fmod(a, b);
+  double mod = std::fmod(a, b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+  return mod == 0 ? std::copysign(0.0, b) : mod;
+}
+// Integer x // 0 and x % 0 are 0, as in NumPy.
+double int_floor_divide_ref(double a, double b) { return b == 0 ? 0.0 : std::floor(a / b); }
+double int_remainder_ref(double a, double b) { return b == 0 ? 0.0 : a - b * std::floor(a / b); }
+
 struct BinaryReference {
   double lo, hi;  // range of the second operand (the first uses [-5, 5]; integers [-50, 50])
   double (*f)(double, double);
+  double ilo = 1, ihi = 50;                 // the second operand's range for integers
+  double (*integer_f)(double, double) = nullptr;  // the integer reference where it differs from f
 };
 
 const std::map<std::string, BinaryReference>& binary_references() {
@@ -114,6 +171,29 @@ const std::map<std::string, BinaryReference>& binary_references() {
       {"divide", {0.5, 2, [](double x, double y) { return x / y; }}},
       {"maximum", {-5, 5, [](double x, double y) { return std::max(x, y); }}},
       {"minimum", {-5, 5, [](double x, double y) { return std::min(x, y); }}},
+      {"pow", {-3, 3, [](double x, double y) { return std::pow(x, y); }, 0, 3}},
+      {"atan2", {-5, 5, [](double x, double y) { return std::atan2(x, y); }}},
+      {"hypot", {-5, 5, [](double x, double y) { return std::hypot(x, y); }}},
+      {"logaddexp", {-5, 5, [](double x, double y) { return std::log(std::exp(x) + std::exp(y)); }}},
+      {"copysign", {-5, 5, [](double x, double y) { return std::copysign(x, y); }}},
+      // float32's neighbour is its own: the row swaps in nextafterf for float32.
+      {"nextafter", {-5, 5, [](double x, double y) { return std::nextafter(x, y); }}},
+      {"remainder", {-5, 5, &remainder_ref, -50, 50, &int_remainder_ref}},
+      {"floor_divide", {-5, 5, &floor_divide_ref, -50, 50, &int_floor_divide_ref}},
+      {"equal", {-5, 5, [](double x, double y) { return x == y ? 1.0 : 0.0; }, -50, 50}},
+      {"not_equal", {-5, 5, [](double x, double y) { return x != y ? 1.0 : 0.0; }, -50, 50}},
+      {"less", {-5, 5, [](double x, double y) { return x < y ? 1.0 : 0.0; }, -50, 50}},
+      {"less_equal", {-5, 5, [](double x, double y) { return x <= y ? 1.0 : 0.0; }, -50, 50}},
+      {"greater", {-5, 5, [](double x, double y) { return x > y ? 1.0 : 0.0; }, -50, 50}},
+      {"greater_equal", {-5, 5, [](double x, double y) { return x >= y ? 1.0 : 0.0; }, -50, 50}},
+      {"logical_and", {0, 1, [](double x, double y) { return x != 0 && y != 0 ? 1.0 : 0.0; }}},
+      {"logical_or", {0, 1, [](double x, double y) { return x != 0 || y != 0 ? 1.0 : 0.0; }}},
+      {"logical_xor", {0, 1, [](double x, double y) { return (x != 0) != (y != 0) ? 1.0 : 0.0; }}},
+      {"bitwise_and", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) & as_int(y)); }, -50, 50}},
+      {"bitwise_or", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) | as_int(y)); }, -50, 50}},
+      {"bitwise_xor", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) ^ as_int(y)); }, -50, 50}},
+      {"bitwise_left_shift", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) << as_int(y)); }, 0, 20}},
+      {"bitwise_right_shift", {0, 1, [](double x, double y) { return static_cast<double>(as_int(x) >> as_int(y)); }, 0, 20}},
   };
   return refs;
 }
@@ -128,7 +208,8 @@ Row unary_row(const std::string& name, accelera::Tensor (*op)(const Tensor&)) {
               ADD_FAILURE() << "the op table has no reference for the element-wise function " << name;
               return cases;
             }
-            const UnaryReference ref = it->second;
+            UnaryReference ref = it->second;
+            if (dt == DType::boolean && ref.boolean_f != nullptr) ref.f = ref.boolean_f;
             const double lo = integral(dt) ? -100 : ref.lo, hi = integral(dt) ? 100 : ref.hi;
             for (const Shape& shape : element_shapes()) {
               for (View v : kAllViews) {
@@ -151,7 +232,13 @@ Row binary_row(const std::string& name, accelera::Tensor (*op)(const Tensor&, co
               ADD_FAILURE() << "the op table has no reference for the element-wise function " << name;
               return cases;
             }
-            const BinaryReference ref = it->second;
+            BinaryReference ref = it->second;
+            if (integral(dt) && ref.integer_f != nullptr) ref.f = ref.integer_f;
+            if (name == "nextafter" && dt == DType::f32) {
+              ref.f = [](double x, double y) {
+                return static_cast<double>(std::nextafter(static_cast<float>(x), static_cast<float>(y)));
+              };
+            }
             const double lo = integral(dt) ? -50 : -5, hi = integral(dt) ? 50 : 5;
             for (const Shape& shape : element_shapes()) {
               for (View v : kAllViews) {
@@ -159,7 +246,7 @@ Row binary_row(const std::string& name, accelera::Tensor (*op)(const Tensor&, co
                 const Shape b_shape = (v == View::broadcast && shape.ndim() > 0) ? Shape{shape[shape.ndim() - 1]} : shape;
                 Input a = make_input(shape, dt, v, rng, lo, hi);
                 Input b = make_input(b_shape, dt, v == View::transposed ? View::negstep : View::contiguous, rng,
-                                     integral(dt) ? 1 : ref.lo, integral(dt) ? 50 : ref.hi);
+                                     integral(dt) ? ref.ilo : ref.lo, integral(dt) ? ref.ihi : ref.hi);
                 Ref expected = ref_binary(a.host(), b.host(), ref.f);
                 // Products and quotients round once; the reference's magnitude is the result's.
                 cases.push_back({label(shape, v), {a, b}, [op](const std::vector<Tensor>& t, const Device&) {
@@ -182,6 +269,32 @@ std::vector<Row> elementwise_rows() {
 #undef ACC_TABLE_UNARY
 #undef ACC_TABLE_BINARY
   return out;
+}
+
+// where(condition, x1, x2): every view of the condition and x1, x2 broadcast along the last axis.
+Row where_row() {
+  return {"where", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            for (const Shape& shape : element_shapes()) {
+              for (View v : kAllViews) {
+                const Shape x2_shape = (v == View::broadcast && shape.ndim() > 0) ? Shape{shape[shape.ndim() - 1]} : shape;
+                Input cond = make_input(shape, DType::boolean, v, rng);
+                Input x1 = make_input(shape, dt, v, rng, -100, 100);
+                Input x2 = make_input(x2_shape, dt, v == View::transposed ? View::negstep : View::contiguous, rng,
+                                      -100, 100);
+                const Tensor c = cond.host(), a = x1.host(), b = x2.host();
+                Ref expected{shape, {}, {}};
+                for_each_index(shape, [&](const Index& i, std::int64_t) {
+                  expected.v.push_back(get(c, i) != 0 ? get(a, i) : get(b, broadcast_index(i, b.shape())));
+                });
+                cases.push_back({label(shape, v), {cond, x1, x2}, [](const std::vector<Tensor>& t, const Device&) {
+                                   return std::vector<Tensor>{accelera::where(t[0], t[1], t[2])};
+                                 },
+                                 {expected}, Tol{0, 0}});
+              }
+            }
+            return cases;
+          }};
 }
 
 // ---- reductions -------------------------------------------------------------------------------------
@@ -421,6 +534,7 @@ std::vector<Row> core_rows() {
                           arg_extremum_row("argmax", true),
                           arg_extremum_row("argmin", false)};
   for (auto& row : elementwise_rows()) out.push_back(std::move(row));
+  out.push_back(where_row());
   return out;
 }
 

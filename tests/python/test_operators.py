@@ -119,13 +119,18 @@ def test_operators_do_not_modify_operands(rng):
     x = random_array(rng, (7, 13), np.float64)
     saved = x.copy()
     t = ac.asarray(x)
-    alias = t
-    t += 1  # no in-place op: rebinds t to a new tensor
-    t *= 2
-    assert t is not alias
+    u = (t + 1) * 2  # binary operators make new tensors
     np.testing.assert_array_equal(x, saved)
-    np.testing.assert_array_equal(alias.numpy(), saved)
-    np.testing.assert_allclose(t.numpy(), (saved + 1) * 2, rtol=1e-15)
+    np.testing.assert_allclose(u.numpy(), (saved + 1) * 2, rtol=1e-15)
+    # In-place operators write into the target tensor itself (and so into the NumPy array it shares
+    # memory with, as torch.from_numpy does); the other operand is untouched.
+    other = random_array(rng, (13,), np.float64)
+    other_saved = other.copy()
+    alias = t
+    t += ac.asarray(other)
+    assert t is alias
+    np.testing.assert_array_equal(other, other_saved)
+    np.testing.assert_allclose(x, saved + other_saved, rtol=1e-15)
 
 
 def test_numpy_ufuncs_run_accelera_and_refuse_out():

@@ -7,6 +7,7 @@
 
 #include "backends/common/strided_loop.hpp"
 #include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/elementwise_dispatch.hpp"
 #include "backends/cpu/elementwise_math.hpp"
 #include "backends/cpu/simd/simd_kernels.hpp"
 #include "ops/elementwise.hpp"
@@ -22,8 +23,8 @@ using namespace elementwise_math;
 #define ACC_CPU_BINARY_FUNCTION(name, kind, expression) \
   struct name {                                         \
     template <typename T>                               \
-    static T apply(T x, T y) {                          \
-      return static_cast<T>(expression);                \
+    static auto apply(T x, T y) {                       \
+      return expression;                                \
     }                                                   \
   };
 ACC_BINARY_FUNCTIONS(ACC_CPU_BINARY_FUNCTION)
@@ -46,18 +47,19 @@ ACC_CPU_BINARY_SIMD(multiply)
 ACC_CPU_BINARY_SIMD(divide)
 #undef ACC_CPU_BINARY_SIMD
 
-template <typename Fn, typename T>
+// T: the compute type of a and b; O: the output's (T, or bool for the functions that return bool).
+template <typename Fn, typename T, typename O>
 void run(const Tensor& a, const Tensor& b, const Tensor& out) {
   const auto layout = make_layout<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
-  T* o_base = out.data<T>();
+  O* o_base = out.data<O>();
   const T* a_base = a.data<T>();
   const T* b_base = b.data<T>();
   [[maybe_unused]] const auto store = simd::store_for(static_cast<std::int64_t>(out.nbytes()));
   parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
-    T* __restrict o = o_base + off[0];
+    O* __restrict o = o_base + off[0];
     const T* __restrict x = a_base + off[1];
     const T* __restrict y = b_base + off[2];
-    if constexpr (kHasSimd<Fn> && std::is_floating_point_v<T>) {
+    if constexpr (kHasSimd<Fn> && std::is_floating_point_v<T> && std::is_same_v<T, O>) {
       const bool unit_or_broadcast = (st[1] == 0 || st[1] == 1) && (st[2] == 0 || st[2] == 1);
       if (st[0] == 1 && unit_or_broadcast && st[1] + st[2] >= 1) {
         return simd::binary(kSimdFunction<Fn>, x, st[1] == 0, y, st[2] == 0, o, len, store);
@@ -65,17 +67,17 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out) {
     }
     if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
 #pragma omp simd
-      for (std::int64_t k = 0; k < len; ++k) o[k] = Fn::apply(x[k], y[k]);
+      for (std::int64_t k = 0; k < len; ++k) o[k] = static_cast<O>(Fn::apply(x[k], y[k]));
     } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
       const T s = *y;
 #pragma omp simd
-      for (std::int64_t k = 0; k < len; ++k) o[k] = Fn::apply(x[k], s);
+      for (std::int64_t k = 0; k < len; ++k) o[k] = static_cast<O>(Fn::apply(x[k], s));
     } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
       const T s = *x;
 #pragma omp simd
-      for (std::int64_t k = 0; k < len; ++k) o[k] = Fn::apply(s, y[k]);
+      for (std::int64_t k = 0; k < len; ++k) o[k] = static_cast<O>(Fn::apply(s, y[k]));
     } else {
-      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = Fn::apply(x[k * st[1]], y[k * st[2]]);
+      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = static_cast<O>(Fn::apply(x[k * st[1]], y[k * st[2]]));
     }
   });
 }
@@ -83,11 +85,10 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out) {
 template <typename Fn, ElementwiseKind Kind>
 void binary_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
   simd::ensure_target_selected();  // may throw: before any parallel region
-  if constexpr (Kind == ElementwiseKind::floating) {
-    dispatch_float(out.dtype(), "binary", [&](auto t) { run<Fn, decltype(t)>(a, b, out); });
-  } else {
-    dispatch_arith(out.dtype(), "binary", [&](auto t) { run<Fn, decltype(t)>(a, b, out); });
-  }
+  dispatch_elementwise<Kind>(a.dtype(), "binary", [&](auto t) {
+    using T = decltype(t);
+    run<Fn, T, std::conditional_t<returns_bool(Kind), bool, T>>(a, b, out);
+  });
 }
 
 }  // namespace

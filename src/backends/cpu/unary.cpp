@@ -6,6 +6,7 @@
 
 #include "backends/common/strided_loop.hpp"
 #include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/elementwise_dispatch.hpp"
 #include "backends/cpu/elementwise_math.hpp"
 #include "backends/cpu/simd/simd_kernels.hpp"
 #include "ops/elementwise.hpp"
@@ -21,8 +22,8 @@ using namespace elementwise_math;
 #define ACC_CPU_UNARY_FUNCTION(name, kind, expression) \
   struct name {                                        \
     template <typename T>                              \
-    static T apply(T x) {                              \
-      return static_cast<T>(expression);               \
+    static auto apply(T x) {                           \
+      return expression;                               \
     }                                                  \
   };
 ACC_UNARY_FUNCTIONS(ACC_CPU_UNARY_FUNCTION)
@@ -45,23 +46,24 @@ ACC_CPU_UNARY_SIMD(tanh)
 ACC_CPU_UNARY_SIMD(sigmoid)
 #undef ACC_CPU_UNARY_SIMD
 
-template <typename Fn, typename T>
+// T: the compute type of x; O: the output's (T, or bool for the functions that return bool).
+template <typename Fn, typename T, typename O>
 void run(const Tensor& x, const Tensor& out) {
   const auto layout = make_layout<2>(out.shape(), {&out.strides(), &x.strides()});
-  T* o_base = out.data<T>();
+  O* o_base = out.data<O>();
   const T* x_base = x.data<T>();
   [[maybe_unused]] const auto store = simd::store_for(static_cast<std::int64_t>(out.nbytes()));
   parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
-    T* __restrict o = o_base + off[0];
+    O* __restrict o = o_base + off[0];
     const T* __restrict i = x_base + off[1];
-    if constexpr (kHasSimd<Fn> && std::is_floating_point_v<T>) {
+    if constexpr (kHasSimd<Fn> && std::is_floating_point_v<T> && std::is_same_v<T, O>) {
       if (st[0] == 1 && st[1] == 1) return simd::unary(kSimdFunction<Fn>, i, o, len, store);
     }
     if (st[0] == 1 && st[1] == 1) {
 #pragma omp simd
-      for (std::int64_t k = 0; k < len; ++k) o[k] = Fn::apply(i[k]);
+      for (std::int64_t k = 0; k < len; ++k) o[k] = static_cast<O>(Fn::apply(i[k]));
     } else {
-      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = Fn::apply(i[k * st[1]]);
+      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = static_cast<O>(Fn::apply(i[k * st[1]]));
     }
   });
 }
@@ -69,11 +71,10 @@ void run(const Tensor& x, const Tensor& out) {
 template <typename Fn, ElementwiseKind Kind>
 void unary_kernel(const Tensor& x, const Tensor& out) {
   simd::ensure_target_selected();  // may throw: before any parallel region
-  if constexpr (Kind == ElementwiseKind::floating) {
-    dispatch_float(out.dtype(), "unary", [&](auto t) { run<Fn, decltype(t)>(x, out); });
-  } else {
-    dispatch_arith(out.dtype(), "unary", [&](auto t) { run<Fn, decltype(t)>(x, out); });
-  }
+  dispatch_elementwise<Kind>(x.dtype(), "unary", [&](auto t) {
+    using T = decltype(t);
+    run<Fn, T, std::conditional_t<returns_bool(Kind), bool, T>>(x, out);
+  });
 }
 
 }  // namespace

@@ -14,13 +14,15 @@ void binary_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
   const auto layout = backends::make_layout<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
   DeviceGuard guard(d.index);
-  check_dispatched(kernels::binary(Fn, out.dtype(), to_kernel_layout(layout, "binary"), out.data_ptr(), a.data_ptr(),
+  check_dispatched(kernels::binary(Fn, a.dtype(), to_kernel_layout(layout, "binary"), out.data_ptr(), a.data_ptr(),
                                    b.data_ptr(), vectorizable(layout, {&out, &a, &b}), launch_of(d)),
-                   "binary", out.dtype());
+                   "binary", a.dtype());
 }
 
 }  // namespace
 
+// The kernels are chosen by the compute dtype (a's); the output's is that or bool (Note [Element-wise
+// functions]).
 ACC_REGISTER_KERNELS {
 #define ACC_CUDA_REGISTER_BINARY(name, kind, expression)                                                  \
   register_kernel(op::name, DeviceKind::cuda,                                                            \

@@ -14,13 +14,15 @@ void unary_kernel(const Tensor& x, const Tensor& out) {
   if (out.numel() == 0) return;
   const auto layout = backends::make_layout<2>(out.shape(), {&out.strides(), &x.strides()});
   DeviceGuard guard(d.index);
-  check_dispatched(kernels::unary(Fn, out.dtype(), to_kernel_layout(layout, "unary"), out.data_ptr(), x.data_ptr(),
+  check_dispatched(kernels::unary(Fn, x.dtype(), to_kernel_layout(layout, "unary"), out.data_ptr(), x.data_ptr(),
                                   vectorizable(layout, {&out, &x}), launch_of(d)),
-                   "unary", out.dtype());
+                   "unary", x.dtype());
 }
 
 }  // namespace
 
+// The kernels are chosen by the compute dtype (x's); the output's is that or bool (Note [Element-wise
+// functions]).
 ACC_REGISTER_KERNELS {
 #define ACC_CUDA_REGISTER_UNARY(name, kind, expression)                                                   \
   register_kernel(op::name, DeviceKind::cuda,                                                            \

@@ -1,8 +1,9 @@
 // out = f(a, b) for the function whose expression the launcher defined as ACC_EXPRESSION(x, y), over a
 // broadcast layout (operands 0: out, 1: a, 2: b).
-inline T apply(T x, T y) { return (T)(ACC_EXPRESSION(x, y)); }
+// out has type OT: T, or uchar (bool) for the functions that return bool (elementwise_options.hpp).
+inline OT apply(T x, T y) { return (OT)(ACC_EXPRESSION(x, y)); }
 
-__kernel void binary(const int ndim, const long n, const Layout L, __global T* out, const long oo,
+__kernel void binary(const int ndim, const long n, const Layout L, __global OT* out, const long oo,
                      __global const T* a, const long ao, __global const T* b, const long bo) {
   const long i = get_global_id(0);
   if (i >= n) return;

@@ -71,6 +71,156 @@ ACC_DEFINE_EXP(acc_expf8, float8, int8, convert_int8)
 #define acc_tanh_v(x) tanh(x)
 #define acc_relu_v(x) select((float8)(0.0f), (x), ((x) > (float8)(0.0f)) | isnan(x))
 
+// The float functions of the same names (built-ins, for scalars and float8 vectors alike).
+#define acc_sin_s(x) sin(x)
+#define acc_cos_s(x) cos(x)
+#define acc_tan_s(x) tan(x)
+#define acc_asin_s(x) asin(x)
+#define acc_acos_s(x) acos(x)
+#define acc_atan_s(x) atan(x)
+#define acc_sinh_s(x) sinh(x)
+#define acc_cosh_s(x) cosh(x)
+#define acc_asinh_s(x) asinh(x)
+#define acc_acosh_s(x) acosh(x)
+#define acc_atanh_s(x) atanh(x)
+#define acc_expm1_s(x) expm1(x)
+#define acc_log1p_s(x) log1p(x)
+#define acc_log2_s(x) log2(x)
+#define acc_log10_s(x) log10(x)
+#define acc_atan2_s(x, y) atan2(x, y)
+#define acc_hypot_s(x, y) hypot(x, y)
+#define acc_copysign_s(x, y) copysign(x, y)
+#define acc_nextafter_s(x, y) nextafter(x, y)
+#define acc_sin_v acc_sin_s
+#define acc_cos_v acc_cos_s
+#define acc_tan_v acc_tan_s
+#define acc_asin_v acc_asin_s
+#define acc_acos_v acc_acos_s
+#define acc_atan_v acc_atan_s
+#define acc_sinh_v acc_sinh_s
+#define acc_cosh_v acc_cosh_s
+#define acc_asinh_v acc_asinh_s
+#define acc_acosh_v acc_acosh_s
+#define acc_atanh_v acc_atanh_s
+#define acc_expm1_v acc_expm1_s
+#define acc_log1p_v acc_log1p_s
+#define acc_log2_v acc_log2_s
+#define acc_log10_v acc_log10_s
+
+// Rounding: integers are already integral. sign is NumPy's: nan stays nan, -0 gives +0 (the built-in
+// sign maps nan to 0).
+#if defined(ACC_INTEGER)
+#define acc_floor_s(x) (x)
+#define acc_ceil_s(x) (x)
+#define acc_trunc_s(x) (x)
+#define acc_rint_s(x) (x)
+#else
+#define acc_floor_s(x) floor(x)
+#define acc_ceil_s(x) ceil(x)
+#define acc_trunc_s(x) trunc(x)
+#define acc_rint_s(x) rint(x)
+#endif
+#define acc_sign_s(x) (((x) > (T)0) ? (T)1 : (((x) < (T)0) ? (T)(-1) : (((x) == (T)0) ? (T)0 : (x))))
+#define acc_floor_v(x) floor(x)
+#define acc_ceil_v(x) ceil(x)
+#define acc_trunc_v(x) trunc(x)
+#define acc_rint_v(x) rint(x)
+#define acc_sign_v(x) \
+  select(select(select((x), (float8)(0.0f), (x) == (float8)(0.0f)), (float8)(-1.0f), (x) < (float8)(0.0f)), \
+         (float8)(1.0f), (x) > (float8)(0.0f))
+
+#if defined(ACC_INTEGER)
+// Exponentiation by squaring, wrapping; a negative exponent gives the truncated 1 / x^|y| (NumPy raises).
+inline T acc_pow_s(T x, T y) {
+  if (y < 0) return x == 1 ? 1 : (x == -1 ? ((y & 1) ? -1 : 1) : 0);
+  UT result = 1, base = (UT)x;
+  for (; y != 0; y >>= 1) {
+    if (y & 1) result *= base;
+    base *= base;
+  }
+  return (T)result;
+}
+// Division by zero gives 0 and the most negative value // -1 wraps to itself, as in NumPy.
+inline T acc_floor_divide_s(T a, T b) {
+  if (b == 0) return 0;
+  if (b == -1) return acc_neg_s(a);
+  const T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline T acc_remainder_s(T a, T b) {
+  if (b == 0 || b == -1) return 0;
+  const T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+#else
+#define acc_pow_s(x, y) pow(x, y)
+// NumPy's logaddexp: equal arguments (infinities included) give x + log 2.
+inline T acc_logaddexp_s(T x, T y) {
+  #if defined(ACC_F32)
+  if (x == y) return x + M_LN2_F;
+#else
+  if (x == y) return x + M_LN2;
+#endif
+  const T d = x - y;
+  if (d > (T)0) return x + log1p(exp(-d));
+  if (d <= (T)0) return y + log1p(exp(d));
+  return d;
+}
+// NumPy's divmod of floats: the quotient snapped to an integer, the remainder with the divisor's sign.
+inline T acc_divmod(T a, T b, T* mod) {
+  *mod = fmod(a, b);
+  if (b == (T)0) return a / b;
+  T div = (a - *mod) / b;
+  if (*mod != (T)0) {
+    if ((b < (T)0) != (*mod < (T)0)) {
+      *mod += b;
+      div -= (T)1;
+    }
+  } else {
+    *mod = copysign((T)0, b);
+  }
+  if (div == (T)0) return copysign((T)0, a / b);
+  T floor_div = floor(div);
+  if (div - floor_div > (T)0.5f) floor_div += (T)1;
+  return floor_div;
+}
+inline T acc_floor_divide_s(T a, T b) {
+  T mod;
+  return acc_divmod(a, b, &mod);
+}
+inline T acc_remainder_s(T a, T b) {
+  if (b == (T)0) return fmod(a, b);
+  T mod;
+  acc_divmod(a, b, &mod);
+  return mod;
+}
+#endif
+
+// Classification and bits. Integers are finite and never nan; bool (ACC_BOOL) is stored as uchar 0 or 1.
+#if defined(ACC_INTEGER)
+#define acc_isnan_s(x) 0
+#define acc_isinf_s(x) 0
+#define acc_isfinite_s(x) 1
+#define acc_signbit_s(x) ((x) < (T)0)
+#else
+#define acc_isnan_s(x) isnan(x)
+#define acc_isinf_s(x) isinf(x)
+#define acc_isfinite_s(x) isfinite(x)
+#define acc_signbit_s(x) signbit(x)
+#endif
+#if defined(ACC_BOOL)
+#define acc_invert_s(x) (!(x))
+#else
+#define acc_invert_s(x) (~(x))
+#endif
+#if defined(ACC_INTEGER)
+// NumPy's shifts: a count at or past the width, or negative, shifts every bit out (OpenCL would take the
+// count modulo the width).
+#define ACC_BITS ((UT)(sizeof(T) * 8))
+#define acc_shift_left_s(x, y) (((UT)(y) < ACC_BITS) ? (T)((UT)(x) << (UT)(y)) : (T)0)
+#define acc_shift_right_s(x, y) (((UT)(y) < ACC_BITS) ? (T)((x) >> (y)) : (((x) < (T)0) ? (T)(-1) : (T)0))
+#endif
+
 #define acc_neg(x) ACC_CAT(acc_neg, ACC_FORM)(x)
 #define acc_add(x, y) ACC_CAT(acc_add, ACC_FORM)(x, y)
 #define acc_sub(x, y) ACC_CAT(acc_sub, ACC_FORM)(x, y)
@@ -83,3 +233,38 @@ ACC_DEFINE_EXP(acc_expf8, float8, int8, convert_int8)
 #define acc_log(x) ACC_CAT(acc_log, ACC_FORM)(x)
 #define acc_tanh(x) ACC_CAT(acc_tanh, ACC_FORM)(x)
 #define acc_relu(x) ACC_CAT(acc_relu, ACC_FORM)(x)
+#define acc_sin(x) ACC_CAT(acc_sin, ACC_FORM)(x)
+#define acc_cos(x) ACC_CAT(acc_cos, ACC_FORM)(x)
+#define acc_tan(x) ACC_CAT(acc_tan, ACC_FORM)(x)
+#define acc_asin(x) ACC_CAT(acc_asin, ACC_FORM)(x)
+#define acc_acos(x) ACC_CAT(acc_acos, ACC_FORM)(x)
+#define acc_atan(x) ACC_CAT(acc_atan, ACC_FORM)(x)
+#define acc_sinh(x) ACC_CAT(acc_sinh, ACC_FORM)(x)
+#define acc_cosh(x) ACC_CAT(acc_cosh, ACC_FORM)(x)
+#define acc_asinh(x) ACC_CAT(acc_asinh, ACC_FORM)(x)
+#define acc_acosh(x) ACC_CAT(acc_acosh, ACC_FORM)(x)
+#define acc_atanh(x) ACC_CAT(acc_atanh, ACC_FORM)(x)
+#define acc_expm1(x) ACC_CAT(acc_expm1, ACC_FORM)(x)
+#define acc_log1p(x) ACC_CAT(acc_log1p, ACC_FORM)(x)
+#define acc_log2(x) ACC_CAT(acc_log2, ACC_FORM)(x)
+#define acc_log10(x) ACC_CAT(acc_log10, ACC_FORM)(x)
+#define acc_floor(x) ACC_CAT(acc_floor, ACC_FORM)(x)
+#define acc_ceil(x) ACC_CAT(acc_ceil, ACC_FORM)(x)
+#define acc_trunc(x) ACC_CAT(acc_trunc, ACC_FORM)(x)
+#define acc_rint(x) ACC_CAT(acc_rint, ACC_FORM)(x)
+#define acc_sign(x) ACC_CAT(acc_sign, ACC_FORM)(x)
+#define acc_pow(x, y) ACC_CAT(acc_pow, ACC_FORM)(x, y)
+#define acc_atan2(x, y) ACC_CAT(acc_atan2, ACC_FORM)(x, y)
+#define acc_hypot(x, y) ACC_CAT(acc_hypot, ACC_FORM)(x, y)
+#define acc_logaddexp(x, y) ACC_CAT(acc_logaddexp, ACC_FORM)(x, y)
+#define acc_copysign(x, y) ACC_CAT(acc_copysign, ACC_FORM)(x, y)
+#define acc_nextafter(x, y) ACC_CAT(acc_nextafter, ACC_FORM)(x, y)
+#define acc_remainder(x, y) ACC_CAT(acc_remainder, ACC_FORM)(x, y)
+#define acc_floor_divide(x, y) ACC_CAT(acc_floor_divide, ACC_FORM)(x, y)
+#define acc_isnan(x) ACC_CAT(acc_isnan, ACC_FORM)(x)
+#define acc_isinf(x) ACC_CAT(acc_isinf, ACC_FORM)(x)
+#define acc_isfinite(x) ACC_CAT(acc_isfinite, ACC_FORM)(x)
+#define acc_signbit(x) ACC_CAT(acc_signbit, ACC_FORM)(x)
+#define acc_invert(x) ACC_CAT(acc_invert, ACC_FORM)(x)
+#define acc_shift_left(x, y) ACC_CAT(acc_shift_left, ACC_FORM)(x, y)
+#define acc_shift_right(x, y) ACC_CAT(acc_shift_right, ACC_FORM)(x, y)

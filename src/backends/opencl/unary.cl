@@ -1,6 +1,7 @@
 // out = f(x) for the function whose expression the launcher defined as ACC_EXPRESSION(x) (operands 0: out,
 // 1: x). Dense float operands (ACC_VECTOR8) take eight elements per work-item as float8 vectors.
-inline T apply(T x) { return (T)(ACC_EXPRESSION(x)); }
+// out has type OT: T, or uchar (bool) for the functions that return bool (elementwise_options.hpp).
+inline OT apply(T x) { return (OT)(ACC_EXPRESSION(x)); }
 
 #if defined(ACC_VECTOR8)
 #undef ACC_FORM
@@ -8,7 +9,7 @@ inline T apply(T x) { return (T)(ACC_EXPRESSION(x)); }
 inline float8 apply8(float8 x) { return ACC_EXPRESSION(x); }
 #endif
 
-__kernel void unary(const int ndim, const long n, const Layout L, __global T* out, const long oo,
+__kernel void unary(const int ndim, const long n, const Layout L, __global OT* out, const long oo,
                     __global const T* x, const long xo) {
   const long i = get_global_id(0);
 #if defined(ACC_VECTOR8)

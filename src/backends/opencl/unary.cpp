@@ -1,5 +1,6 @@
 // Every unary element-wise function of ops/elementwise.hpp on OpenCL, generated from its one-line
 // definition: the expression becomes the program's ACC_EXPRESSION (unary.cl, elementwise_math.cl).
+#include "backends/opencl/elementwise_options.hpp"
 #include "backends/opencl/layouts.hpp"
 #include "ops/elementwise.hpp"
 
@@ -15,7 +16,7 @@ void unary_kernel(const Tensor& x, const Tensor& out) {
   const auto layout = backends::make_layout<2>(out.shape(), {&out.strides(), &x.strides()});
   // Dense float32 operands run eight elements per work-item (PoCL vectorises these far better).
   const bool vector8 = is_dense(layout) && out.dtype() == DType::f32;
-  const std::string options = element_options(d, out.dtype()) + (is_dense(layout) ? " -DACC_CONTIGUOUS" : "") +
+  const std::string options = elementwise_options(d, x.dtype(), out.dtype()) + (is_dense(layout) ? " -DACC_CONTIGUOUS" : "") +
                               (vector8 ? " -DACC_VECTOR8" : "");
   const std::string prelude =
       std::string(embedded_source("elementwise_math")) + "\n#define ACC_EXPRESSION(x) (" + Expression + ")\n";

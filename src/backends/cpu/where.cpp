@@ -1,0 +1,46 @@
+// The where kernel on the CPU (Note [where] in ops/where.hpp): out = x where the condition holds, elements
+// moved by size, so one instantiation serves every dtype of that size.
+#include <cstdint>
+
+#include "backends/common/strided_loop.hpp"
+#include "accelera/core/error.hpp"
+#include "ops/where.hpp"
+
+namespace accelera::cpu {
+
+using namespace accelera::backends;  // strided loops
+
+namespace {
+
+template <typename Bits>
+void run(const Tensor& condition, const Tensor& x, const Tensor& out) {
+  const auto layout = make_layout<3>(out.shape(), {&out.strides(), &condition.strides(), &x.strides()});
+  Bits* o_base = static_cast<Bits*>(out.data_ptr());
+  const bool* c_base = condition.data<bool>();
+  const Bits* x_base = static_cast<const Bits*>(x.data_ptr());
+  parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
+    Bits* o = o_base + off[0];
+    const bool* c = c_base + off[1];
+    const Bits* v = x_base + off[2];
+    for (std::int64_t k = 0; k < len; ++k) {
+      if (c[k * st[1]]) o[k * st[0]] = v[k * st[2]];
+    }
+  });
+}
+
+void where_kernel(const Tensor& condition, const Tensor& x, const Tensor& out) {
+  switch (out.itemsize()) {
+    case 1: return run<std::uint8_t>(condition, x, out);
+    case 2: return run<std::uint16_t>(condition, x, out);
+    case 4: return run<std::uint32_t>(condition, x, out);
+    case 8: return run<std::uint64_t>(condition, x, out);
+    default: break;
+  }
+  ACC_ASSERT(false, "the cpu where kernel was called for {}-byte elements", out.itemsize());
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS { register_kernel(op::where, DeviceKind::cpu, dtypes::all, &where_kernel); }
+
+}  // namespace accelera::cpu
