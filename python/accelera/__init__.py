@@ -95,6 +95,9 @@ from ._manipulation import (  # noqa: E402
 from ._namespace_info import __array_api_version__, __array_namespace_info__, install_tensor_attributes  # noqa: E402
 
 install_tensor_attributes()
+from ._setitem import install as _install_setitem  # noqa: E402
+
+_install_setitem()
 
 _blas.choose_at_import()
 

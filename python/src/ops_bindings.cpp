@@ -101,9 +101,6 @@ void bind_ops(nb::module_& m) {
   def_binary<&accelera::bitwise_right_shift>(m, "bitwise_right_shift");
   m.def("where", [](const Tensor& c, const Tensor& a, const Tensor& b) { return where(c, a, b); },
         nb::call_guard<ReleaseGil>());
-  // dst[...] = src (converted, broadcast): the in-place operators write their result through it.
-  m.def("_copy_into", [](const Tensor& src, const Tensor& dst) { copy_into(src, dst); }, nb::arg("src"),
-        nb::arg("dst"), nb::call_guard<ReleaseGil>());
   def_reduce<&sum>(m, "sum");
   def_reduce<&mean>(m, "mean");
   def_reduce<&max>(m, "max");

@@ -51,9 +51,6 @@ void bind_random(nb::module_& m) {
       "take_along_axis",
       [](const Tensor& x, const Tensor& indices, std::int64_t axis) { return take_along_axis(x, indices, axis); },
       nb::arg("x"), nb::arg("indices"), nb::arg("axis"), nb::call_guard<ReleaseGil>());
-  // Generator.shuffle writes the permuted rows back into its argument.
-  m.def("_copy_into", [](const Tensor& src, const Tensor& dst) { copy_into(src, dst); }, nb::arg("src"),
-        nb::arg("dst"), nb::call_guard<ReleaseGil>());
 }
 
 }  // namespace accelera::python

@@ -17,7 +17,8 @@ void bind_views(nb::module_& m) {
   m.def(
       "_view", [](const Tensor& t, const std::vector<std::int64_t>& shape) { return t.view(shape); },
       nb::arg("tensor"), nb::arg("shape"));
-  // dst[...] = src (converted to dst's dtype, broadcast to dst's shape), on their shared device.
+  // dst[...] = src (converted to dst's dtype, broadcast to dst's shape), on their shared device: views,
+  // the in-place operators and Generator.shuffle write through it.
   m.def("_copy_into", &copy_into, nb::arg("src"), nb::arg("dst"), nb::call_guard<ReleaseGil>());
 }
 

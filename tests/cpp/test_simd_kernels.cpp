@@ -1,6 +1,7 @@
 // The vectorised CPU kernels (backends/cpu/simd/) on every Highway target this CPU supports, against long
 // double references: random inputs, every kind of vector tail and misaligned start, cached and streaming
 // stores, outputs poisoned with nan and fenced by guards.
+#include <algorithm>
 #include <cmath>
 
 #include "simd_support.hpp"
@@ -314,12 +315,26 @@ void check_reductions() {
     for (std::size_t n : kLengths) {
       auto x = random_input<T>(n, n % 5, rng, -100, 100);
       LD sum = 0, mag = 0;
-      T mx = -std::numeric_limits<T>::infinity();
-      for (std::size_t i = 0; i < n; ++i) sum += x[i], mag += std::fabs(x[i]), mx = std::max(mx, x[i]);
+      T mx = -std::numeric_limits<T>::infinity(), mn = std::numeric_limits<T>::infinity();
+      for (std::size_t i = 0; i < n; ++i) {
+        sum += x[i], mag += std::fabs(x[i]), mx = std::max(mx, x[i]), mn = std::min(mn, x[i]);
+      }
       ASSERT_NEAR(ks::sum(x.data(), n), sum, 1e-14 * mag) << n;
       ASSERT_EQ(ks::max(x.data(), n), mx) << n;
+      ASSERT_EQ(ks::min(x.data(), n), mn) << n;
+      if (n > 0) {
+        const auto at = static_cast<std::size_t>(std::find(x.data(), x.data() + n, mx) - x.data());
+        ASSERT_EQ(ks::first_index(x.data(), static_cast<std::int64_t>(n), mx), static_cast<std::int64_t>(at)) << n;
+        x.data()[n - 1] = mx;  // a later equal value does not move the first index
+        ASSERT_EQ(ks::first_index(x.data(), static_cast<std::int64_t>(n), mx), static_cast<std::int64_t>(at)) << n;
+      }
+      ASSERT_EQ(ks::first_index(x.data(), static_cast<std::int64_t>(n), T(1e30)), static_cast<std::int64_t>(n));
       x.data()[n / 2] = std::numeric_limits<T>::quiet_NaN();
       ASSERT_TRUE(std::isnan(ks::max(x.data(), n))) << n;
+      ASSERT_TRUE(std::isnan(ks::min(x.data(), n))) << n;
+      ASSERT_EQ(ks::first_index(x.data(), static_cast<std::int64_t>(n), std::numeric_limits<T>::quiet_NaN()),
+                static_cast<std::int64_t>(n / 2))
+          << n;
     }
     EXPECT_EQ(ks::max(static_cast<const T*>(nullptr), 0), -std::numeric_limits<T>::infinity());
     EXPECT_EQ(ks::sum(static_cast<const T*>(nullptr), 0), 0.0);

@@ -10,6 +10,7 @@
 #include "backends/common/reduce_axes.hpp"
 #include "backends/common/strided_loop.hpp"
 #include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 #include "ops/arg_extremum.hpp"
 
 namespace accelera::cpu {
@@ -38,13 +39,23 @@ struct Candidate {
   std::int64_t index = -1;
 };
 
-// The best of reduced elements [begin, end) of the output at x_base.
+// The best of reduced elements [begin, end) of the output at x_base. Contiguous float runs take two
+// vectorised passes: the run's extremum, then the first index holding it.
 template <bool kMax, typename T>
 Candidate<T> scan(const T* x_base, const LoopLayout<1>& reduced, std::int64_t begin, std::int64_t end) {
   Candidate<T> best{T{}, -1};
   std::int64_t r = begin;
   for_each_run(reduced, begin, end, [&](auto off, std::int64_t len, auto st) {
     const T* p = x_base + off[0];
+    if constexpr (std::is_floating_point_v<T>) {
+      if (st[0] == 1 && len > 0) {
+        const T value = kMax ? simd::max(p, len) : simd::min(p, len);
+        const Candidate<T> run{value, r + simd::first_index(p, len, value)};
+        if (best.index < 0 || better<kMax>(run.value, best.value)) best = run;
+        r += len;
+        return;
+      }
+    }
     for (std::int64_t k = 0; k < len; ++k, ++r) {
       const T v = p[k * st[0]];
       if (best.index < 0 || better<kMax>(v, best.value)) best = {v, r};
@@ -134,6 +145,7 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
 
 template <bool kMax>
 void arg_extremum_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_arith(x.dtype(), kMax ? "argmax" : "argmin", [&](auto t) { run<kMax, decltype(t)>(x, axes, out); });
 }
 

@@ -27,6 +27,7 @@ template <typename T>
 struct SumOp {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
   static constexpr bool kIsMax = false;
+  static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = true;
   static Acc init() { return Acc{0}; }
   static Acc step(Acc a, T v) { return a + static_cast<Acc>(v); }
@@ -47,6 +48,7 @@ template <typename T>
 struct ProdOp {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
   static constexpr bool kIsMax = false;
+  static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = false;
   static Acc init() { return Acc{1}; }
   static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(v)); }
@@ -64,6 +66,7 @@ template <typename T>
 struct MinOp {
   using Acc = T;
   static constexpr bool kIsMax = false;
+  static constexpr bool kIsMin = true;
   static constexpr bool kIsSum = false;
   static Acc init() {
     if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
@@ -79,6 +82,7 @@ template <typename T>
 struct MaxOp {
   using Acc = T;
   static constexpr bool kIsMax = true;
+  static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = false;
   static Acc init() {
     if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
@@ -96,6 +100,7 @@ typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, t
   if constexpr (std::is_floating_point_v<T>) {
     if (stride == 1) {
       if constexpr (Op::kIsMax) return Op::combine(acc, simd::max(p, len));
+      if constexpr (Op::kIsMin) return Op::combine(acc, simd::min(p, len));
       if constexpr (Op::kIsSum) return acc + simd::sum(p, len);
     }
   }
@@ -228,6 +233,7 @@ void prod_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tens
 }
 
 void min_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before any parallel region
   dispatch_arith(out.dtype(), "min", [&](auto t) { run<MinOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 

@@ -1,6 +1,6 @@
-// Sum and max over contiguous runs, for every Highway target (Note [SIMD dispatch] in targets.cpp).
+// Sum, max, min and the first index of a value over contiguous runs, for every Highway target (Note [SIMD dispatch] in targets.cpp).
 // Float sums accumulate in double (each float vector is widened in two halves), in four independent
-// accumulators. max follows NumPy: a nan anywhere in the run is the result.
+// accumulators. max and min follow NumPy: a nan anywhere in the run is the result.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd/reduce.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -41,29 +41,31 @@ double sum_run(const T* x, std::int64_t len) {
   return total;
 }
 
-template <typename T>
-T max_run(const T* x, std::int64_t len) {
+// max (kMax) or min of a run; NumPy's rule: a nan anywhere in the run is the result.
+template <bool kMax, typename T>
+T extremum_run(const T* x, std::int64_t len) {
   const hn::ScalableTag<T> d;
   const size_t lanes = hn::Lanes(d);
   const auto n = static_cast<size_t>(len);
-  const T lowest = -std::numeric_limits<T>::infinity();
-  auto m0 = hn::Set(d, lowest), m1 = m0;
+  const T identity = kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  const auto pick = [](auto a, auto b) { return kMax ? hn::Max(a, b) : hn::Min(a, b); };
+  auto m0 = hn::Set(d, identity), m1 = m0;
   auto nan_seen = hn::MaskFromVec(hn::Zero(d));
   size_t k = 0;
   for (; k + 2 * lanes <= n; k += 2 * lanes) {
     const auto v0 = hn::LoadU(d, x + k), v1 = hn::LoadU(d, x + k + lanes);
-    m0 = hn::Max(m0, v0);
-    m1 = hn::Max(m1, v1);
+    m0 = pick(m0, v0);
+    m1 = pick(m1, v1);
     nan_seen = hn::Or(nan_seen, hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)));
   }
   for (; k + lanes <= n; k += lanes) {
     const auto v = hn::LoadU(d, x + k);
-    m0 = hn::Max(m0, v);
+    m0 = pick(m0, v);
     nan_seen = hn::Or(nan_seen, hn::IsNaN(v));
   }
   if (k < n) {
-    const auto v = load_partial(d, x + k, n - k, lowest);
-    m1 = hn::Max(m1, v);
+    const auto v = load_partial(d, x + k, n - k, identity);
+    m1 = pick(m1, v);
     nan_seen = hn::Or(nan_seen, hn::IsNaN(v));
   }
   if (!hn::AllFalse(d, nan_seen)) {
@@ -71,15 +73,40 @@ T max_run(const T* x, std::int64_t len) {
       if (x[i] != x[i]) return x[i];
     }
   }
-  return hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
+  const auto m = pick(m0, m1);
+  return hn::GetLane(kMax ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
+}
+
+// The first k with x[k] == value (or x[k] a nan when value is one); len when there is none.
+template <typename T>
+std::int64_t first_index_run(const T* x, std::int64_t len, T value) {
+  const hn::ScalableTag<T> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto n = static_cast<size_t>(len);
+  const bool want_nan = value != value;
+  const auto target = hn::Set(d, value);
+  size_t k = 0;
+  for (; k + lanes <= n; k += lanes) {
+    const auto v = hn::LoadU(d, x + k);
+    const intptr_t hit = hn::FindFirstTrue(d, want_nan ? hn::IsNaN(v) : hn::Eq(v, target));
+    if (hit >= 0) return static_cast<std::int64_t>(k) + hit;
+  }
+  for (; k < n; ++k) {
+    if (want_nan ? x[k] != x[k] : x[k] == value) return static_cast<std::int64_t>(k);
+  }
+  return len;
 }
 
 }  // namespace
 
 double SumF32(const float* x, std::int64_t n) { return sum_run(x, n); }
 double SumF64(const double* x, std::int64_t n) { return sum_run(x, n); }
-float MaxF32(const float* x, std::int64_t n) { return max_run(x, n); }
-double MaxF64(const double* x, std::int64_t n) { return max_run(x, n); }
+float MaxF32(const float* x, std::int64_t n) { return extremum_run<true>(x, n); }
+double MaxF64(const double* x, std::int64_t n) { return extremum_run<true>(x, n); }
+float MinF32(const float* x, std::int64_t n) { return extremum_run<false>(x, n); }
+double MinF64(const double* x, std::int64_t n) { return extremum_run<false>(x, n); }
+std::int64_t FirstIndexF32(const float* x, std::int64_t n, float value) { return first_index_run(x, n, value); }
+std::int64_t FirstIndexF64(const double* x, std::int64_t n, double value) { return first_index_run(x, n, value); }
 
 }  // namespace accelera::cpu::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -91,6 +118,10 @@ HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(MaxF64);
+HWY_EXPORT(MinF32);
+HWY_EXPORT(MinF64);
+HWY_EXPORT(FirstIndexF32);
+HWY_EXPORT(FirstIndexF64);
 
 double sum(const float* x, std::int64_t n) {
   ensure_target_selected();
@@ -107,6 +138,22 @@ float max(const float* x, std::int64_t n) {
 double max(const double* x, std::int64_t n) {
   ensure_target_selected();
   return HWY_DYNAMIC_DISPATCH(MaxF64)(x, n);
+}
+float min(const float* x, std::int64_t n) {
+  ensure_target_selected();
+  return HWY_DYNAMIC_DISPATCH(MinF32)(x, n);
+}
+double min(const double* x, std::int64_t n) {
+  ensure_target_selected();
+  return HWY_DYNAMIC_DISPATCH(MinF64)(x, n);
+}
+std::int64_t first_index(const float* x, std::int64_t n, float value) {
+  ensure_target_selected();
+  return HWY_DYNAMIC_DISPATCH(FirstIndexF32)(x, n, value);
+}
+std::int64_t first_index(const double* x, std::int64_t n, double value) {
+  ensure_target_selected();
+  return HWY_DYNAMIC_DISPATCH(FirstIndexF64)(x, n, value);
 }
 
 }  // namespace accelera::cpu::simd

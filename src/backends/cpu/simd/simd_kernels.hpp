@@ -94,6 +94,11 @@ double sum(const float* x, std::int64_t n);
 double sum(const double* x, std::int64_t n);
 float max(const float* x, std::int64_t n);
 double max(const double* x, std::int64_t n);
+float min(const float* x, std::int64_t n);
+double min(const double* x, std::int64_t n);
+// The first k < n with x[k] == value (a nan value finds the first nan); n when there is none.
+std::int64_t first_index(const float* x, std::int64_t n, float value);
+std::int64_t first_index(const double* x, std::int64_t n, double value);
 
 // --- attention tiles (kernels/attention_tiles.hpp) --------------------------------------------------
 // Called inside parallel regions: the attention kernels call ensure_target_selected() before them.
