@@ -75,8 +75,26 @@ signbit = _unary("signbit", "Whether x's sign bit is set (bool): True for -0.0 a
 logical_not = _unary("logical_not", "not x, with x converted to bool.")
 bitwise_invert = _unary("bitwise_invert", "~x of integers; not x of bools.")
 
-pow = _binary("pow", "x1 ** x2; integers raise integers (wrapping), a negative integer exponent gives "  # noqa: A001
-              "the truncated 1 / x1 ** -x2 where NumPy raises.")
+_general_pow = _binary("pow", "")
+
+
+def pow(x1, x2) -> Tensor:  # noqa: A001 - the standard's name
+    """x1 ** x2; integers raise integers (wrapping), a negative integer exponent gives the truncated
+    1 / x1 ** -x2 where NumPy raises. A Python scalar exponent of 2, 0.5 or -1 runs as square, sqrt or
+    reciprocal (in float64 for integers raised to a float), as NumPy's does: correctly rounded, and without
+    the general power's cost."""
+    if isinstance(x1, Tensor) and isinstance(x2, (int, float)) and not isinstance(x2, bool) and x1.dtype != "bool":
+        if x1.dtype.is_floating or isinstance(x2, float):
+            base = x1 if x1.dtype.is_floating else x1.astype("float64")  # integers ** a float give float64
+            if x2 == 2:
+                return _core.square(base)
+            if x2 == 0.5:
+                return _core.sqrt(base)
+            if x2 == -1:
+                return _core.reciprocal(base)
+        elif x2 == 2:
+            return _core.square(x1)  # integers stay integers (wrapping)
+    return _general_pow(x1, x2)
 atan2 = _binary("atan2", "The angle of the point (x2, x1), quadrant-aware.")
 hypot = _binary("hypot", "sqrt(x1**2 + x2**2) without overflow.")
 logaddexp = _binary("logaddexp", "log(exp(x1) + exp(x2)) without overflow.")
