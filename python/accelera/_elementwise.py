@@ -95,6 +95,8 @@ def pow(x1, x2) -> Tensor:  # noqa: A001 - the standard's name
         elif x2 == 2:
             return _core.square(x1)  # integers stay integers (wrapping)
     return _general_pow(x1, x2)
+
+
 atan2 = _binary("atan2", "The angle of the point (x2, x1), quadrant-aware.")
 hypot = _binary("hypot", "sqrt(x1**2 + x2**2) without overflow.")
 logaddexp = _binary("logaddexp", "log(exp(x1) + exp(x2)) without overflow.")

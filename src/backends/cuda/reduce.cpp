@@ -1,10 +1,6 @@
 // The reductions sum, mean, prod, max and min on CUDA (ops/reduce.hpp): the launch shape is chosen here, the kernels
 // are in reduce.cu.
-#include <algorithm>
-
-#include "backends/common/reduce_axes.hpp"
-#include "backends/cuda/cuda_interface.hpp"
-#include "backends/cuda/kernel_layout.hpp"
+#include "backends/cuda/reduce_plan.hpp"
 #include "ops/reduce.hpp"
 
 namespace accelera::cuda {
@@ -14,26 +10,8 @@ namespace {
 template <kernels::ReduceFunction Fn>
 void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   CudaDevice& d = cuda_device(out.device());
-  const auto split = backends::split_axes(x, axes, out);
-  const auto kept = backends::make_layout<2>(split.kept_shape, {&split.kept_out, &split.kept_x});
-  const auto reduced = backends::make_layout<1>(split.reduced_shape, {&split.reduced_x});
-  if (kept.numel == 0) return;
-  kernels::ReduceShape shape;
-  shape.kept = to_kernel_layout(kept, "reduce");
-  shape.reduced = to_kernel_layout(reduced, "reduce");
-  shape.outputs = kept.numel;
-  shape.count = reduced.numel;
-  // One thread per output when each output is short, or when there are many outputs whose neighbours are
-  // neighbours in memory (column reductions): then a warp reads contiguous memory. Otherwise one block per
-  // output, split into parts when a few outputs would leave most of the device idle.
-  const bool column = kept.strides[1].back() == 1 && reduced.strides[0].back() != 1;
-  const std::int64_t threads_to_fill = static_cast<std::int64_t>(d.sm_count) * 2048;
-  shape.per_thread = shape.count <= 32 || (column && shape.outputs >= threads_to_fill);
-  if (!shape.per_thread && shape.outputs < 4 * d.sm_count) {
-    const std::int64_t by_size = shape.count / (16 * 256);  // at least 16 elements per thread and part
-    const std::int64_t by_device = 8 * d.sm_count / shape.outputs;
-    shape.parts = std::max<std::int64_t>(1, std::min(by_size, by_device));
-  }
+  const kernels::ReduceShape shape = plan_reduction(x, axes, out, d, /*allow_parts=*/true, "reduce");
+  if (shape.outputs == 0) return;
   Tensor partials;
   if (shape.parts > 1) partials = Tensor::empty(Shape{shape.outputs * shape.parts}, DType::i64, out.device());
   DeviceGuard guard(d.index);

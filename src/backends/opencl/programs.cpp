@@ -111,6 +111,17 @@ Kernel make_kernel(ClDevice& device, std::string_view file, const std::string& o
   return Kernel(kernel);
 }
 
+const char* bits_type(std::size_t itemsize) {
+  switch (itemsize) {
+    case 1: return "uchar";
+    case 2: return "ushort";
+    case 4: return "uint";
+    case 8: return "ulong";
+    default: break;
+  }
+  ACC_ASSERT(false, "no OpenCL type moves {}-byte elements", itemsize);
+}
+
 std::string element_options(const ClDevice& device, DType dtype) {
   switch (dtype) {
     case DType::f32: return "-DT=float -DACC_F32";

@@ -50,6 +50,9 @@ inline constexpr int kMaxDims = 8;
 
 // Build options naming the element type of a dtype: "-DT=float" etc. (and ACC_INTEGER, UT for ints).
 std::string element_options(const ClDevice& device, DType dtype);
+// The unsigned OpenCL type of an element size (1, 2, 4 or 8 bytes): kernels that only move elements
+// (gathers, selects) are compiled once per size rather than once per dtype.
+const char* bits_type(std::size_t itemsize);
 
 // Sets kernel arguments in order.
 class KernelArgs {

@@ -9,17 +9,6 @@ namespace {
 
 constexpr std::size_t kLocal = 256;
 
-const char* bits_type(std::size_t itemsize) {
-  switch (itemsize) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    case 8: return "ulong";
-    default: break;
-  }
-  ACC_ASSERT(false, "take on OpenCL for {}-byte elements", itemsize);
-}
-
 void take_kernel(const Tensor& source, std::int64_t axis_stride, std::int64_t axis_size, const Tensor& indices,
                  const Tensor& out, const Tensor& bad) {
   ClDevice& d = cl_device(out.device());

@@ -9,18 +9,6 @@ namespace {
 
 constexpr std::size_t kLocal = 256;
 
-const char* bits_type(std::size_t itemsize) {
-  switch (itemsize) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    case 8: return "ulong";
-    default: break;
-  }
-  ACC_ASSERT(false, "the OpenCL where kernel was called for {}-byte elements", itemsize);
-  return nullptr;
-}
-
 void where_kernel(const Tensor& condition, const Tensor& x, const Tensor& out) {
   ClDevice& d = cl_device(out.device());
   const auto layout =
