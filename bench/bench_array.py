@@ -80,6 +80,11 @@ def main() -> None:
         ("std", lambda x, y, xm: np.std(x), lambda x, y, xm: acc.std(x), 1),
         ("sum over rows", lambda x, y, xm: np.sum(xm, axis=1), lambda x, y, xm: acc.sum(xm, axis=1), 1),
         ("std over columns", lambda x, y, xm: np.std(xm, axis=0), lambda x, y, xm: acc.std(xm, axis=0), 1),
+        ("cumulative_sum", lambda x, y, xm: np.cumsum(x), lambda x, y, xm: acc.cumulative_sum(x), 2),
+        ("cumulative_sum over columns", lambda x, y, xm: np.cumsum(xm, axis=0),
+         lambda x, y, xm: acc.cumulative_sum(xm, axis=0), 2),
+        # Read x, write the half of it that is positive: the traffic NumPy's boolean indexing needs at least.
+        ("x[x > 0]", lambda x, y, xm: x[x > 0], lambda x, y, xm: x[x > 0], 1.5),
     ]
     rows = []
     for device in args.devices.split(","):

@@ -126,4 +126,22 @@ ACC_API Tensor take(const Tensor& x, const Tensor& indices, std::optional<std::i
 // The array API's take_along_axis: out[..., j, ...] = x[..., indices[..., j, ...], ...] along `axis`;
 // indices has x's number of dimensions and broadcasts with x along the others.
 ACC_API Tensor take_along_axis(const Tensor& x, const Tensor& indices, std::int64_t axis = -1);
+// take's mirror, in place: x[..., indices[j...], ...] = values[..., j..., ...] along `axis`. values are
+// converted to x's dtype and broadcast to x.shape[:axis] + indices.shape + x.shape[axis + 1:]. Indices are
+// checked before anything is written (IndexError leaves x untouched); where one repeats, which value lands
+// is unspecified.
+ACC_API void put(const Tensor& x, const Tensor& indices, const Tensor& values, std::int64_t axis);
+
+// The array API's cumulative sum and product along `axis` (which may be omitted for 1-d x only). The result
+// dtype is `dtype`, or x's, except that bool and int32 accumulate in int64; with include_initial the result
+// starts with the identity (0 or 1) and is one longer along the axis.
+ACC_API Tensor cumulative_sum(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt,
+                              std::optional<DType> dtype = std::nullopt, bool include_initial = false);
+ACC_API Tensor cumulative_prod(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt,
+                               std::optional<DType> dtype = std::nullopt, bool include_initial = false);
+// The coordinates of x's nonzero elements in row-major order: one int64 tensor per axis (x has at least one).
+// The count is read back to the host once, since it gives the results' length.
+ACC_API std::vector<Tensor> nonzero(const Tensor& x);
+// The row-major flat positions of x's nonzero elements (int64; any rank, 0-d included).
+ACC_API Tensor flat_nonzero(const Tensor& x);
 }  // namespace accelera

@@ -77,7 +77,8 @@ from ._ops import (
     sum,
     tanh,
 )
-from ._statistics import all, any, argmax, argmin, count_nonzero, diff, min, prod, std, var  # noqa: A004
+from ._statistics import (  # noqa: A004
+    all, any, argmax, argmin, count_nonzero, cumulative_prod, cumulative_sum, diff, min, nonzero, prod, std, var)
 from ._ops import take, take_along_axis  # noqa: E402
 from . import random  # noqa: E402  (accelera.random: Philox generators)
 
@@ -98,6 +99,9 @@ install_tensor_attributes()
 from ._setitem import install as _install_setitem  # noqa: E402
 
 _install_setitem()
+from ._getitem import install as _install_getitem  # noqa: E402
+
+_install_getitem()
 
 _blas.choose_at_import()
 
@@ -162,7 +166,7 @@ __all__ = [
     "attention", "attention_backward", "backends", "bias_gelu", "gelu", "gelu_backward", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward",
     # reductions and statistics
-    "all", "any", "argmax", "argmin", "count_nonzero", "diff", "min", "prod", "std", "var",
+    "all", "any", "argmax", "argmin", "count_nonzero", "cumulative_prod", "cumulative_sum", "diff", "min", "nonzero", "prod", "std", "var",
     # the array API standard's namespace (docs/array-api.md)
     "__array_api_version__", "__array_namespace_info__", "arange", "astype", "AxisError", "broadcast_arrays",
     "broadcast_shapes", "broadcast_to", "can_cast", "concat", "empty", "empty_like", "expand_dims", "eye", "finfo",

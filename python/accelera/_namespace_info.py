@@ -16,8 +16,9 @@ class Info:
     """What this build offers: devices, default dtypes, dtypes per device, capabilities."""
 
     def capabilities(self) -> dict:
-        # Boolean-mask indexing and functions with data-dependent output shapes (unique, nonzero) are not built.
-        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": None}
+        # Boolean masks index (read and write), and nonzero and the unique functions return shapes that depend
+        # on the data: each reads one count back from the device.
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
 
     def default_device(self) -> str:
         return _core.default_device()

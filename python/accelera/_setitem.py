@@ -2,8 +2,9 @@
 
 Basic keys (integers, slices, ``...``, ``None``) select a view, and the value is converted to the
 tensor's dtype and broadcast into it (NumPy's copyto). A boolean mask (a bool Tensor of the tensor's shape,
-or of its leading dimensions) takes a scalar value: the elements where the mask holds are set. A value
-read from the tensor itself (``t[1:] = t[:-1]``) is read before anything is written.
+or of its leading dimensions) with a scalar value sets the elements where the mask holds in one pass.
+Keys with index arrays (integer arrays, masks with array values) scatter through ``_getitem.assign``. A
+value read from the tensor itself (``t[1:] = t[:-1]``) is read before anything is written.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import _core
 from ._core import NotSupportedError, ShapeError, Tensor
 from ._creation import asarray
 from ._elementwise import where
+from ._getitem import assign, is_advanced
 
 
 def _value_on(tensor: Tensor, value) -> Tensor:
@@ -30,16 +32,20 @@ def _set_masked(tensor: Tensor, mask: Tensor, value) -> None:
     if tuple(mask.shape) != tuple(tensor.shape[: mask.ndim]):
         raise ShapeError(f"a boolean mask of shape {tuple(mask.shape)} does not match the leading dimensions of "
                          f"{tuple(tensor.shape)}")
-    if not (isinstance(value, (numbers.Number, np.generic)) or (isinstance(value, Tensor) and value.ndim == 0)):
-        # The selected elements' count is known only on the device: a sequence value would need it.
-        raise NotSupportedError("t[mask] = value takes a scalar value; for an array use where(mask, value, t)")
     full_mask = mask.reshape(tuple(mask.shape) + (1,) * (tensor.ndim - mask.ndim))
     _core._copy_into(where(full_mask, _value_on(tensor, value), tensor), tensor)
 
 
+def _is_scalar(value) -> bool:
+    return isinstance(value, (numbers.Number, np.generic)) or (isinstance(value, Tensor) and value.ndim == 0)
+
+
 def _setitem(self: Tensor, key, value) -> None:
-    if isinstance(key, Tensor) and key.dtype == "bool":
-        _set_masked(self, key, value)
+    if isinstance(key, Tensor) and key.dtype == "bool" and _is_scalar(value):
+        _set_masked(self, key, value)  # one pass, no count read back
+        return
+    if is_advanced(key):
+        assign(self, key, _value_on(self, value))
         return
     view = self[key]  # basic keys only: __getitem__ names what it does not support
     if not isinstance(view, Tensor):

@@ -1,5 +1,5 @@
 """Reductions, statistics and searching beyond sum/mean/max: min, prod, var, std, all, any, count_nonzero,
-diff, argmax, argmin.
+diff, argmax, argmin, cumulative_sum, cumulative_prod, nonzero.
 
 They run on the operand's device through the C++ ops; ``axis`` is an integer, a tuple of integers or None
 (every axis), as in the array API standard.
@@ -13,6 +13,7 @@ import numbers
 from . import _core
 from ._args import flag, integer
 from ._core import ArgumentError, DTypeError, Tensor
+from ._dtypes import dtype as _dtype
 from ._ops import _axes, _tensor
 
 
@@ -100,6 +101,29 @@ def diff(x, axis: int = -1, n: int = 1) -> Tensor:
         tail = tuple(slice(None) if d != axis else slice(None, -1) for d in range(x.ndim))
         x = _core.subtract(x[head], x[tail])
     return x
+
+
+def _cumulative(core_function, x, axis, dtype, include_initial) -> Tensor:
+    x = _tensor(x)
+    name = None if dtype is None else _dtype(dtype).name
+    return core_function(x, _single_axis(axis), name, flag(include_initial, "include_initial"))
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
+    """Running sums along ``axis`` (required unless x is 1-d). bool and int32 accumulate in int64, floats
+    in float64 on the CPU; ``include_initial`` prepends the 0 of the empty sum."""
+    return _cumulative(_core.cumulative_sum, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
+    """Running products along ``axis``, as cumulative_sum; ``include_initial`` prepends 1."""
+    return _cumulative(_core.cumulative_prod, x, axis, dtype, include_initial)
+
+
+def nonzero(x, /) -> tuple[Tensor, ...]:
+    """The coordinates of the nonzero elements in row-major order, one int64 tensor per axis. The count is
+    read back from the device once (it is the results' length)."""
+    return tuple(_core.nonzero(_tensor(x)))
 
 
 def _install() -> None:

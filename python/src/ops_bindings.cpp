@@ -1,6 +1,7 @@
 // The ops, taking Tensors; array-likes and Python scalars are converted by the Python package.
 // The GIL is released while kernels run so that other Python threads keep going.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "accelera/accelera.hpp"
@@ -10,6 +11,18 @@
 namespace accelera::python {
 
 namespace {
+
+// cumulative_sum and cumulative_prod: the dtype arrives as a name (or None).
+template <Tensor (*F)(const Tensor&, std::optional<std::int64_t>, std::optional<DType>, bool)>
+void def_scan(nb::module_& m, const char* name) {
+  m.def(
+      name,
+      [](const Tensor& x, std::optional<std::int64_t> axis, std::optional<std::string> dtype, bool include_initial) {
+        return F(x, axis, dtype ? std::optional<DType>(dtype_from_name(*dtype)) : std::nullopt, include_initial);
+      },
+      nb::arg("x"), nb::arg("axis").none(), nb::arg("dtype").none(), nb::arg("include_initial"),
+      nb::call_guard<ReleaseGil>());
+}
 
 template <Tensor (*F)(const Tensor&, const Tensor&)>
 void def_binary(nb::module_& m, const char* name) {
@@ -113,6 +126,10 @@ void bind_ops(nb::module_& m) {
         nb::call_guard<ReleaseGil>());
   m.def("argmin", &argmin, nb::arg("x"), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
         nb::call_guard<ReleaseGil>());
+  def_scan<&cumulative_sum>(m, "cumulative_sum");
+  def_scan<&cumulative_prod>(m, "cumulative_prod");
+  m.def("nonzero", &nonzero, nb::arg("x"), nb::call_guard<ReleaseGil>());
+  m.def("flat_nonzero", &flat_nonzero, nb::arg("x"), nb::call_guard<ReleaseGil>());
   m.def("var", &var, nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("correction") = 0.0,
         nb::arg("keepdims") = false, nb::call_guard<ReleaseGil>());
   m.def("std", &stddev, nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("correction") = 0.0,

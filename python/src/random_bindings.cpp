@@ -1,4 +1,4 @@
-// The Philox random ops and take/take_along_axis. Arguments arrive checked by accelera/random.py and
+// The Philox random ops, take/take_along_axis and put. Arguments arrive checked by accelera/random.py and
 // accelera/_ops.py (shapes as lists, dtypes and devices as names, seeds and counters in range).
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -51,6 +51,8 @@ void bind_random(nb::module_& m) {
       "take_along_axis",
       [](const Tensor& x, const Tensor& indices, std::int64_t axis) { return take_along_axis(x, indices, axis); },
       nb::arg("x"), nb::arg("indices"), nb::arg("axis"), nb::call_guard<ReleaseGil>());
+  m.def("put", &put, nb::arg("x"), nb::arg("indices"), nb::arg("values"), nb::arg("axis"),
+        nb::call_guard<ReleaseGil>());
 }
 
 }  // namespace accelera::python

@@ -67,15 +67,8 @@ Tensor take(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> 
   if (out_shape.numel() == 0 || source.dim(a) == 0) {
     return gather(source, a, Tensor(), Tensor(), indices, out_shape, "take");
   }
-  // The source with one element along the axis, then one unit axis per index axis, broadcast.
-  Tensor s = source.slice(a, 0, 1);
-  if (indices.ndim() == 0) s = s.select(a, 0);
-  for (std::int64_t k = 1; k < indices.ndim(); ++k) s = s.unsqueeze(a);
-  // The indices with unit axes before and after them, broadcast.
-  Tensor i = indices;
-  for (std::int64_t k = 0; k < a; ++k) i = i.unsqueeze(0);
-  for (std::int64_t k = a + 1; k < source.ndim(); ++k) i = i.unsqueeze(i.ndim());
-  return gather(source, a, s.broadcast_to(out_shape), i.broadcast_to(out_shape), indices, out_shape, "take");
+  const AxisIndexViews views = axis_index_views(source, indices, a, out_shape);
+  return gather(source, a, views.x, views.indices, indices, out_shape, "take");
 }
 
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, std::int64_t axis) {

@@ -22,3 +22,23 @@ inline constexpr OpSchema<void(const Tensor& source, std::int64_t axis_stride, s
     take{"take"};
 
 }  // namespace accelera::op
+
+namespace accelera {
+
+// The two views take and put index through (Note [Gather and index checks]), both with `shape`, which is
+// x.shape[:axis] + indices.shape + x.shape[axis + 1:]: x with one element along the axis and one unit
+// axis per index axis, and the indices with unit axes before and after them, each broadcast.
+struct AxisIndexViews {
+  Tensor x, indices;
+};
+inline AxisIndexViews axis_index_views(const Tensor& x, const Tensor& indices, std::int64_t axis, const Shape& shape) {
+  Tensor s = x.slice(axis, 0, 1);
+  if (indices.ndim() == 0) s = s.select(axis, 0);
+  for (std::int64_t k = 1; k < indices.ndim(); ++k) s = s.unsqueeze(axis);
+  Tensor i = indices;
+  for (std::int64_t k = 0; k < axis; ++k) i = i.unsqueeze(0);
+  for (std::int64_t k = axis + 1; k < x.ndim(); ++k) i = i.unsqueeze(i.ndim());
+  return {s.broadcast_to(shape), i.broadcast_to(shape)};
+}
+
+}  // namespace accelera

@@ -3,6 +3,7 @@
 // the library's (it must reproduce Random123's known answers, test_random_take.cpp), following Note
 // [Counter-based random numbers] in src/ops/random.hpp: uniforms and integers must match it exactly on
 // every device, so every device gives the same bits; normals to a few ulp of float64 Box-Muller.
+#include <algorithm>
 #include <cmath>
 
 #include "accelera/ops.hpp"
@@ -239,8 +240,67 @@ Row take_row() {
           }};
 }
 
+// ---- put ------------------------------------------------------------------------------------------
+
+// x after x[..., indices[j...], ...] = values[..., j..., ...] along `axis` (indices distinct), in float64.
+Ref put_ref(const Tensor& x, const Tensor& indices, const Tensor& values, std::int64_t axis) {
+  Ref r{x.shape(), values_of(x), {}};
+  const auto k = static_cast<std::ptrdiff_t>(indices.ndim());
+  for_each_index(values.shape(), [&](const Index& o, std::int64_t) {
+    const Index ii(o.begin() + axis, o.begin() + axis + k);
+    Index xi(o.begin(), o.begin() + axis);
+    xi.push_back(wrapped(get(indices, ii), x.dim(axis)));
+    xi.insert(xi.end(), o.begin() + axis + k, o.end());
+    std::int64_t lin = 0;
+    for (std::size_t d = 0; d < xi.size(); ++d) lin = lin * x.dim(static_cast<std::int64_t>(d)) + xi[d];
+    r.v[static_cast<std::size_t>(lin)] = get(values, o);
+  });
+  r.mag.assign(r.v.size(), 0.0);
+  return r;
+}
+
+Row put_row() {
+  return {"put", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            const std::vector<Shape> shapes = {Shape{7}, Shape{1}, Shape{13, 31}, Shape{3, 1, 127}, Shape{2, 3, 4, 5}};
+            std::size_t pick = 0;
+            for (const Shape& shape : shapes) {
+              for (View v : {View::contiguous, View::transposed, View::step2, View::negstep, View::offset}) {
+                for (std::int64_t axis = 0; axis < shape.ndim(); ++axis) {
+                  const std::int64_t size = shape[axis];
+                  // Distinct positions (a repeated one has no defined winner), some written as negatives.
+                  std::vector<std::int64_t> order(static_cast<std::size_t>(size));
+                  for (std::int64_t i = 0; i < size; ++i) order[static_cast<std::size_t>(i)] = i;
+                  std::shuffle(order.begin(), order.end(), rng);
+                  const std::int64_t count = std::min<std::int64_t>(size, 1 + static_cast<std::int64_t>(pick++ % 5));
+                  Tensor positions = Tensor::empty(Shape{count}, DType::i64);
+                  for (std::int64_t i = 0; i < count; ++i) {
+                    const std::int64_t p = order[static_cast<std::size_t>(i)];
+                    positions.data<std::int64_t>()[i] = (i % 2 == 1) ? p - size : p;
+                  }
+                  const Input indices{positions};
+                  std::vector<std::int64_t> vd(shape.dims().begin(), shape.dims().begin() + axis);
+                  vd.push_back(count);
+                  vd.insert(vd.end(), shape.dims().begin() + axis + 1, shape.dims().end());
+                  Input x = make_input(shape, dt, v, rng, -100, 100);
+                  Input values = make_input(Shape(vd), dt, pick % 2 ? View::contiguous : View::broadcast, rng, -100, 100);
+                  cases.push_back({shape.str() + " " + view_name(v) + " put axis " + std::to_string(axis),
+                                   {x, indices, values},
+                                   [axis](const std::vector<Tensor>& t, const Device&) {
+                                     accelera::put(t[0], t[1], t[2], axis);  // writes through the view
+                                     return std::vector<Tensor>{t[0]};
+                                   },
+                                   {put_ref(x.host(), indices.host(), values.host(), axis)},
+                                   Tol{0, 0}});
+                }
+              }
+            }
+            return cases;
+          }};
+}
+
 }  // namespace
 
-std::vector<Row> random_rows() { return {uniform_row(), normal_row(), integers_row(), take_row()}; }
+std::vector<Row> random_rows() { return {uniform_row(), normal_row(), integers_row(), take_row(), put_row()}; }
 
 }  // namespace acc_test::op_table

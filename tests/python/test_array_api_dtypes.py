@@ -155,8 +155,8 @@ def test_astype_copy_and_device(device):
 def test_namespace_info(device):
     info = ac.__array_namespace_info__()
     assert info.devices() == DEVICES and info.default_device() in DEVICES
-    assert info.capabilities()["boolean indexing"] is False
-    assert info.capabilities()["data-dependent shapes"] is False
+    assert info.capabilities()["boolean indexing"] is True
+    assert info.capabilities()["data-dependent shapes"] is True
     assert info.default_dtypes(device=device) == {"real floating": ac.float32, "complex floating": None,
                                                   "integral": ac.int64, "indexing": ac.int64}
     dtypes = info.dtypes(device=device)

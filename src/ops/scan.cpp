@@ -1,0 +1,93 @@
+// cumulative_sum, cumulative_prod and nonzero (Note [Scans] in ops/scan.hpp).
+#include "ops/scan.hpp"
+
+#include "accelera/ops.hpp"
+#include "ops/common.hpp"
+
+namespace accelera {
+
+using namespace ops_detail;
+
+namespace {
+
+// The array API's default: integers and bool accumulate in the default integer dtype (int64).
+DType default_scan_dtype(DType in) { return (in == DType::boolean || in == DType::i32) ? DType::i64 : in; }
+
+// int32 results are computed in int64 and narrowed: the low 32 bits of a wrapping int64 sum or product are
+// those of the wrapping int32 one.
+DType kernel_dtype(DType result) { return result == DType::i32 ? DType::i64 : result; }
+
+Tensor cumulative(const OpSchema<ScanKernel>& op, const Tensor& x, std::optional<std::int64_t> axis,
+                  std::optional<DType> dtype, bool include_initial) {
+  const auto name = op.name;
+  check_defined(x, name, "x");
+  ACC_CHECK(x.ndim() >= 1, ValueError, "{}: x must have at least one dimension (it is 0-d)", name);
+  ACC_CHECK(axis.has_value() || x.ndim() == 1, ValueError,
+            "{}: axis is required for a {}-d array (it may be omitted for 1-d arrays only)", name, x.ndim());
+  const std::int64_t a = normalize_axis(axis.value_or(0), x.ndim());
+  const DType result = dtype.value_or(default_scan_dtype(x.dtype()));
+  ACC_CHECK(result != DType::boolean, DTypeError, "{}: a bool result dtype is not supported", name);
+  const DType computed = kernel_dtype(result);
+  const auto kernel = kernel_for(op, x.device(), computed);
+
+  std::vector<std::int64_t> out_dims = x.shape().dims();
+  const std::int64_t n = out_dims[static_cast<std::size_t>(a)];
+  if (include_initial) ++out_dims[static_cast<std::size_t>(a)];
+  Tensor out = Tensor::empty(Shape(out_dims), computed, x.device());
+  if (out.numel() > 0) {
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t d = 0; d < a; ++d) outer *= x.dim(d);
+    for (std::int64_t d = a + 1; d < x.ndim(); ++d) inner *= x.dim(d);
+    kernel(cast_to(x, computed).contiguous(), outer, n, inner, include_initial, out);
+  }
+  return cast_to(out, result);
+}
+
+}  // namespace
+
+Tensor cumulative_sum(const Tensor& x, std::optional<std::int64_t> axis, std::optional<DType> dtype,
+                      bool include_initial) {
+  return cumulative(op::cumulative_sum, x, axis, dtype, include_initial);
+}
+
+Tensor cumulative_prod(const Tensor& x, std::optional<std::int64_t> axis, std::optional<DType> dtype,
+                       bool include_initial) {
+  return cumulative(op::cumulative_prod, x, axis, dtype, include_initial);
+}
+
+Tensor flat_nonzero(const Tensor& x) {
+  check_defined(x, "nonzero", "x");
+  if (x.numel() == 0) return Tensor::empty(Shape{0}, DType::i64, x.device());
+  const std::int64_t flat[] = {-1};
+  const Tensor flags = cast_to(cast_to(x, DType::boolean), DType::i64).reshape(flat);
+  const Tensor counts = cumulative_sum(flags, 0);
+  // The one host read: the result's length is the total count.
+  const std::int64_t total = *counts.slice(0, x.numel() - 1, x.numel()).to(Device::cpu()).data<std::int64_t>();
+  Tensor positions = Tensor::empty(Shape{total}, DType::i64, x.device());
+  if (total > 0) kernel_for(op::scan_positions, x.device(), DType::i64)(counts, positions);
+  return positions;
+}
+
+std::vector<Tensor> nonzero(const Tensor& x) {
+  check_defined(x, "nonzero", "x");
+  ACC_CHECK(x.ndim() >= 1, ValueError, "nonzero: x must have at least one dimension (it is 0-d; use x[None])");
+  const Tensor positions = flat_nonzero(x);
+  std::vector<Tensor> coordinates;
+  // Row-major coordinates: (position // (product of the later extents)) % extent.
+  std::int64_t later = x.numel() == 0 ? 1 : x.numel();
+  for (std::int64_t d = 0; d < x.ndim(); ++d) {
+    const std::int64_t extent = x.dim(d);
+    if (x.numel() > 0) later /= extent;
+    if (x.ndim() == 1) {
+      coordinates.push_back(positions);
+      break;
+    }
+    Tensor c = positions;
+    if (later > 1) c = floor_divide(c, full(Shape{}, static_cast<double>(later), DType::i64, x.device()));
+    if (d > 0) c = remainder(c, full(Shape{}, static_cast<double>(extent), DType::i64, x.device()));
+    coordinates.push_back(c);
+  }
+  return coordinates;
+}
+
+}  // namespace accelera
