@@ -10,6 +10,9 @@ __kernel void binary(const int ndim, const long n, const Layout L, __global OT* 
 #if defined(ACC_CONTIGUOUS)
   // Every operand dense: no index arithmetic, and consecutive work-items touch consecutive elements.
   out[oo + i] = apply(a[ao + i], b[bo + i]);
+#elif defined(ACC_LINEAR)
+  // out dense, each operand dense or one broadcast element (a scalar operand).
+  out[oo + i] = apply(a[ao + i * ACC_STEP1], b[bo + i * ACC_STEP2]);
 #else
   long io = oo, ia = ao, ib = bo;
   ACC_OFFSETS(L, ndim, i, io, ia, ib);

@@ -14,7 +14,7 @@ template <const char* Name, const char* Expression>
 void binary_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
   ClDevice& d = cl_device(out.device());
   const auto layout = backends::make_layout<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
-  const std::string options = elementwise_options(d, a.dtype(), out.dtype()) + (is_dense(layout) ? " -DACC_CONTIGUOUS" : "");
+  const std::string options = elementwise_options(d, a.dtype(), out.dtype()) + linear_options(layout);
   const std::string prelude =
       std::string(embedded_source("elementwise_math")) + "\n#define ACC_EXPRESSION(x, y) (" + Expression + ")\n";
   const Kernel kernel = make_kernel(d, "binary", options, prelude);

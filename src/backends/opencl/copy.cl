@@ -54,7 +54,11 @@ __kernel void copy(const int ndim, const long n, const Layout L, __global D* dst
                    __global const S* src, const long sofs) {
   const long i = get_global_id(0);
   if (i >= n) return;
+#if defined(ACC_CONTIGUOUS)
+  STORE(dst, dofs + i, LOAD(src, sofs + i));  // both dense: no index arithmetic
+#else
   long id = dofs, is = sofs, unused = 0;
   ACC_OFFSETS(L, ndim, i, id, is, unused);
   STORE(dst, id, LOAD(src, is));
+#endif
 }

@@ -1,4 +1,4 @@
-// The reductions sum, mean, prod, max and min on OpenCL (ops/reduce.hpp): one work-group per output (reduce.cl).
+// The reductions sum, mean, prod, max and min on OpenCL (ops/reduce.hpp; the launch forms in reduce.cl).
 #include <algorithm>
 
 #include "backends/common/reduce_axes.hpp"
@@ -10,6 +10,29 @@ namespace accelera::opencl {
 namespace {
 
 enum class ReduceOp { sum, mean, max, min, prod };
+
+// The launch form (reduce.cl): per item for column reductions, else work-groups, split into parts when
+// there are too few outputs to occupy the device.
+struct ReducePlan {
+  bool per_item = false;
+  std::int64_t parts = 1;
+};
+
+ReducePlan plan_reduction(const ClDevice& d, const backends::LoopLayout<2>& kept, const backends::LoopLayout<2>& reduced) {
+  ReducePlan plan;
+  const std::int64_t outputs = kept.numel, count = reduced.numel;
+  const bool kept_dense = !kept.dims.empty() && kept.strides[1][kept.dims.size() - 1] == 1;
+  const bool reduced_dense = !reduced.dims.empty() && reduced.strides[1][reduced.dims.size() - 1] == 1;
+  if (kept_dense && !reduced_dense && outputs >= 256) {
+    plan.per_item = true;
+    return plan;
+  }
+  const std::int64_t groups_wanted = 8 * std::max(d.compute_units, 1);
+  if (outputs < groups_wanted && count >= 8192) {
+    plan.parts = std::min<std::int64_t>({(groups_wanted + outputs - 1) / outputs, count / 4096, 1024});
+  }
+  return plan;
+}
 
 template <ReduceOp Op>
 void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
@@ -29,22 +52,42 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
   constexpr bool extremum = Op == ReduceOp::max || Op == ReduceOp::min;
   const std::string options =
       fmt::format("{} -DACC={} -DACC_LOWEST={} -DACC_HIGHEST={} -DACC_BITS={} {}", element_options(d, out.dtype()),
-                  extremum ? "T" : acc, lowest, highest, acc_bits, macros[static_cast<int>(Op)]);
+                  extremum ? "T" : acc, lowest, highest, acc_bits, macros[static_cast<int>(Op)]) +
+      (reduced.dims.size() == 1 ? " -DREDUCED_1D" : "");
   const std::size_t local = std::min<std::size_t>(64, d.max_work_group);
-  const std::size_t acc_size = extremum ? out.itemsize() : 8;
-  const Kernel kernel = make_kernel(d, "reduce", options);
-  KernelArgs(kernel.get())
-      .add(static_cast<cl_int>(kept.dims.size()))
-      .add(to_cl_layout(kept, "reduce"))
-      .add(static_cast<cl_int>(reduced.dims.size()))
-      .add(static_cast<cl_long>(reduced.numel))
-      .add(to_cl_layout(reduced, "reduce"))
-      .add(buffer_of(out))
-      .add(static_cast<cl_long>(out.offset()))
-      .add(buffer_of(x))
-      .add(static_cast<cl_long>(x.offset()))
-      .local(local * (d.fp64 || !floating || extremum ? acc_size : 4));
-  launch(d, kernel, static_cast<std::size_t>(kept.numel) * local, local, "launching a reduction");
+  const std::size_t acc_size = extremum ? out.itemsize() : (d.fp64 || !floating ? 8 : 4);
+  const DType acc_dtype = extremum ? out.dtype() : (!floating ? DType::i64 : (d.fp64 ? DType::f64 : DType::f32));
+  const ReducePlan plan = plan_reduction(d, kept, reduced);
+  const auto run = [&](const char* form, const Tensor& dst, const Tensor& src, std::int64_t count, std::int64_t parts,
+                       std::size_t global, std::size_t local_size) {
+    const Kernel kernel = make_kernel(d, "reduce", options + form);
+    KernelArgs(kernel.get())
+        .add(static_cast<cl_int>(kept.dims.size()))
+        .add(to_cl_layout(kept, "reduce"))
+        .add(static_cast<cl_int>(reduced.dims.size()))
+        .add(static_cast<cl_long>(count))
+        .add(to_cl_layout(reduced, "reduce"))
+        .add(buffer_of(dst))
+        .add(static_cast<cl_long>(dst.offset()))
+        .add(buffer_of(src))
+        .add(static_cast<cl_long>(src.offset()))
+        .add(static_cast<cl_long>(parts))
+        .add(static_cast<cl_long>(reduced.numel))
+        .local(local_size * acc_size);
+    launch(d, kernel, global, local_size, "launching a reduction");
+  };
+  const auto outputs = static_cast<std::size_t>(kept.numel);
+  if (plan.per_item) {
+    // `parts` carries the number of outputs; the work-group size is free, so no local memory is used.
+    run(" -DPER_ITEM", out, x, reduced.numel, kept.numel, outputs, local);
+  } else if (plan.parts > 1) {
+    const Tensor partials = Tensor::empty(Shape{kept.numel * plan.parts}, acc_dtype, out.device());
+    run(" -DPARTIAL_PASS", partials, x, reduced.numel, plan.parts, outputs * static_cast<std::size_t>(plan.parts) * local,
+        local);
+    run(" -DFINAL_PASS", out, partials, plan.parts, plan.parts, outputs * local, local);
+  } else {
+    run("", out, x, reduced.numel, 1, outputs * local, local);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,8 @@ __kernel void where(const int ndim, const long n, const Layout L, __global T* ou
   if (i >= n) return;
 #if defined(ACC_CONTIGUOUS)
   if (cond[co + i]) out[oo + i] = x[xo + i];
+#elif defined(ACC_LINEAR)
+  if (cond[co + i * ACC_STEP1]) out[oo + i] = x[xo + i * ACC_STEP2];
 #else
   long io = oo, ic = co, ix = xo;
   ACC_OFFSETS(L, ndim, i, io, ic, ix);

@@ -14,7 +14,7 @@ void where_kernel(const Tensor& condition, const Tensor& x, const Tensor& out) {
   const auto layout =
       backends::make_layout<3>(out.shape(), {&out.strides(), &condition.strides(), &x.strides()});
   const std::string options =
-      std::string("-DT=") + bits_type(out.itemsize()) + (is_dense(layout) ? " -DACC_CONTIGUOUS" : "");
+      std::string("-DT=") + bits_type(out.itemsize()) + linear_options(layout);
   const Kernel kernel = make_kernel(d, "where", options);
   KernelArgs(kernel.get())
       .add(static_cast<cl_int>(layout.dims.size()))
