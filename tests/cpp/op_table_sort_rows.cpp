@@ -117,6 +117,18 @@ Row sort_row() {
                 }
               }
             }
+            // One long row, which the CPU splits among threads and OpenCL merges in global passes.
+            Input in = seeded_input(Shape{300007}, dt, View::contiguous, rng);
+            for (bool descending : {false, true}) {
+              auto [values, positions] = sort_refs(in.host(), 0, descending);
+              cases.push_back({label(Shape{300007}, View::contiguous, descending ? "long row descending" : "long row"),
+                               {in},
+                               [descending](const std::vector<Tensor>& t, const Device&) {
+                                 return std::vector<Tensor>{accelera::sort(t[0], 0, descending),
+                                                            accelera::argsort(t[0], 0, descending)};
+                               },
+                               {values, positions}, Tol{0, 0}});
+            }
             return cases;
           }};
 }

@@ -1,11 +1,13 @@
 // searchsorted on the CPU: one binary search over the keys (Note [Sort keys] in ops/sort.hpp) per value.
 #include "backends/common/strided_loop.hpp"
-#include "backends/cpu/sort_keys.hpp"
+#include "backends/common/sort_keys.hpp"
 #include "ops/sort.hpp"
 
 namespace accelera::cpu {
 
 namespace {
+
+using backends::with_sort_key;
 
 void searchsorted_kernel(const Tensor& sorted, const Tensor& values, const Tensor& out, bool right) {
   with_sort_key(sorted.dtype(), [&](auto traits) {

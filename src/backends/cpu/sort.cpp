@@ -4,12 +4,14 @@
 
 #include "accelera/core/error.hpp"
 #include "backends/cpu/radix_sort.hpp"
-#include "backends/cpu/sort_keys.hpp"
+#include "backends/common/sort_keys.hpp"
 #include "ops/sort.hpp"
 
 namespace accelera::cpu {
 
 namespace {
+
+using backends::with_sort_key;
 
 void sort_kernel(const Tensor& x, const Tensor& values, const Tensor& indices, bool descending) {
   const std::int64_t rows = x.dim(0), n = x.dim(1);

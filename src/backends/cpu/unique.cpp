@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "backends/common/strided_loop.hpp"
-#include "backends/cpu/sort_keys.hpp"
+#include "backends/common/sort_keys.hpp"
 #include "ops/unique.hpp"
 
 namespace accelera::cpu {
 
 namespace {
+
+using backends::with_sort_key;
 
 template <typename Traits, typename U>
 bool starts_group(const U* s, std::int64_t i) {

@@ -1,11 +1,12 @@
 #pragma once
-// The order-preserving unsigned keys of Note [Sort keys] (ops/sort.hpp) on the CPU: each dtype's elements
-// are handled as unsigned bits of their width, and key() maps those bits to the key.
+// The order-preserving unsigned keys of Note [Sort keys] (ops/sort.hpp) on the CPU and CUDA (constexpr, so
+// device code calls them too): each dtype's elements are handled as unsigned bits of their width, and key()
+// maps those bits to the key.
 #include <cstdint>
 
 #include "accelera/core/dtype.hpp"
 
-namespace accelera::cpu {
+namespace accelera::backends {
 
 // NaN -> all ones, -0.0 -> +0.0, else the IEEE bits made to sort as unsigned integers. `inf` is the bit
 // pattern of +infinity of the format.
@@ -13,9 +14,10 @@ template <typename U, U inf>
 constexpr U float_key(U bits) {
   constexpr U sign = static_cast<U>(U{1} << (sizeof(U) * 8 - 1));
   const U magnitude = static_cast<U>(bits & static_cast<U>(~sign));
-  if (magnitude > inf) return static_cast<U>(~U{0});
-  if (magnitude == 0) return sign;
-  return (bits & sign) != 0 ? static_cast<U>(~bits) : static_cast<U>(bits | sign);
+  // Selects rather than branches: the sign is random in typical data.
+  U key = (bits & sign) != 0 ? static_cast<U>(~bits) : static_cast<U>(bits | sign);
+  key = magnitude == 0 ? sign : key;
+  return magnitude > inf ? static_cast<U>(~U{0}) : key;
 }
 
 template <typename U>
@@ -89,4 +91,4 @@ decltype(auto) with_sort_key(DType dtype, Fn&& fn) {
   return fn(SortKey<DType::boolean>{});
 }
 
-}  // namespace accelera::cpu
+}  // namespace accelera::backends
