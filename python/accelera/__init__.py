@@ -79,6 +79,8 @@ from ._ops import (
 )
 from ._statistics import all, any, argmax, argmin, count_nonzero, diff, min, prod, std, var  # noqa: A004
 from ._ops import take, take_along_axis  # noqa: E402
+from ._sorting import (  # noqa: E402
+    argsort, searchsorted, sort, unique_all, unique_counts, unique_inverse, unique_values)
 from . import random  # noqa: E402  (accelera.random: Philox generators)
 
 
@@ -170,6 +172,8 @@ __all__ = [
     "permute_dims", "repeat", "reshape", "result_type", "roll", "squeeze", "stack", "tile", "unstack", "zeros_like",
     # random numbers and gathers
     "IndexOutOfBoundsError", "random", "take", "take_along_axis",
+    # sorting, searching and sets
+    "argsort", "searchsorted", "sort", "unique_all", "unique_counts", "unique_inverse", "unique_values",
 ]
 
 # The array API's element-wise functions (and NumPy's names for them).
