@@ -27,13 +27,15 @@ UniqueResult unique(const Tensor& x, bool with_indices, bool with_inverse, bool 
   const std::int64_t row[] = {1, n};
   const Tensor flat = x.contiguous().reshape(row);
   const Tensor sorted = Tensor::empty(Shape{n}, x.dtype(), device);
-  const Tensor order = Tensor::empty(Shape{n}, DType::i64, device);
-  sort_kernel(flat, sorted.reshape(row), order.reshape(row), false);
+  // Positions only when an output needs them: unique_values and unique_counts sort the values alone.
+  const bool with_order = with_indices || with_inverse;
+  const Tensor order = with_order ? Tensor::empty(Shape{n}, DType::i64, device) : Tensor();
+  sort_kernel(flat, sorted.reshape(row), with_order ? order.reshape(row) : Tensor(), false);
   const Tensor group = Tensor::empty(Shape{n}, DType::i64, device);
   const std::int64_t groups = groups_kernel(sorted, group);  // the one value read back
   ACC_ASSERT(groups >= 1 && groups <= n, "unique: {} groups among {} elements", groups, n);
   r.values = Tensor::empty(Shape{groups}, x.dtype(), device);
-  const Tensor first = Tensor::empty(Shape{groups}, DType::i64, device);
+  const Tensor first = with_indices ? Tensor::empty(Shape{groups}, DType::i64, device) : Tensor();
   const Tensor bounds = Tensor::empty(Shape{groups + 1}, DType::i64, device);
   const Tensor inverse = with_inverse ? Tensor::empty(Shape{n}, DType::i64, device) : Tensor();
   scatter_kernel(sorted, order, group, r.values, first, bounds, inverse);

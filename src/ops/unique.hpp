@@ -19,7 +19,9 @@ namespace accelera::op {
 inline constexpr OpSchema<std::int64_t(const Tensor& sorted, const Tensor& group)> unique_groups{"unique_groups"};
 
 // sorted, order (int64) and group (int64): contiguous (n); values (sorted's dtype) and first (int64):
-// contiguous (groups); bounds: contiguous int64 (groups + 1); inverse: contiguous int64 (n), or undefined.
+// contiguous (groups); bounds: contiguous int64 (groups + 1); inverse: contiguous int64 (n). order, first
+// and inverse may be undefined (unique_values and unique_counts sort without positions); inverse and
+// first need order.
 inline constexpr OpSchema<void(const Tensor& sorted, const Tensor& order, const Tensor& group, const Tensor& values,
                                const Tensor& first, const Tensor& bounds, const Tensor& inverse)>
     unique_scatter{"unique_scatter"};

@@ -224,6 +224,20 @@ Row unique_row(const std::string& name) {
                                    return std::vector<Tensor>{r.values, r.indices, r.inverse_indices, r.counts};
                                  },
                                  unique_refs(in.host()), Tol{0, 0}});
+                // unique_counts and unique_inverse: their kernels run without the outputs not asked for.
+                const std::vector<Ref> refs = unique_refs(in.host());
+                cases.push_back({label(shape, v, "unique_counts"), {in},
+                                 [](const std::vector<Tensor>& t, const Device&) {
+                                   const auto r = accelera::unique(t[0], false, false, true);
+                                   return std::vector<Tensor>{r.values, r.counts};
+                                 },
+                                 {refs[0], refs[3]}, Tol{0, 0}});
+                cases.push_back({label(shape, v, "unique_inverse"), {in},
+                                 [](const std::vector<Tensor>& t, const Device&) {
+                                   const auto r = accelera::unique(t[0], false, true, false);
+                                   return std::vector<Tensor>{r.values, r.inverse_indices};
+                                 },
+                                 {refs[0], refs[2]}, Tol{0, 0}});
               }
             }
             return cases;

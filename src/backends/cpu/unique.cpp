@@ -51,17 +51,20 @@ void unique_scatter_kernel(const Tensor& sorted, const Tensor& order, const Tens
   with_sort_key(sorted.dtype(), [&](auto traits) {
     using U = typename decltype(traits)::Bits;
     const U* s = static_cast<const U*>(sorted.data_ptr());
-    const std::int64_t* ord = order.data<std::int64_t>();
+    const std::int64_t* ord = order.defined() ? order.data<std::int64_t>() : nullptr;
     const std::int64_t* g = group.data<std::int64_t>();
     U* val = static_cast<U*>(values.data_ptr());
-    std::int64_t* fst = first.data<std::int64_t>();
+    std::int64_t* fst = first.defined() ? first.data<std::int64_t>() : nullptr;
     std::int64_t* bnd = bounds.data<std::int64_t>();
     std::int64_t* inv = inverse.defined() ? inverse.data<std::int64_t>() : nullptr;
     const std::int64_t n = sorted.numel();
     bnd[0] = 0;
 #pragma omp parallel for schedule(static) if (n >= backends::kParallelGrain)
     for (std::int64_t i = 0; i < n; ++i) {
-      if (i == 0 || g[i] != g[i - 1]) val[g[i]] = s[i], fst[g[i]] = ord[i];
+      if (i == 0 || g[i] != g[i - 1]) {
+        val[g[i]] = s[i];
+        if (fst) fst[g[i]] = ord[i];
+      }
       if (i == n - 1 || g[i] != g[i + 1]) bnd[g[i] + 1] = i + 1;
       if (inv) inv[ord[i]] = g[i];
     }

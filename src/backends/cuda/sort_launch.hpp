@@ -24,6 +24,7 @@ std::size_t unique_groups_scratch_bytes(std::int64_t n);
 // number of groups is group[n - 1] + 1.
 void unique_groups(DType dtype, const void* sorted, std::int64_t n, std::int64_t* group, void* scratch,
                    std::size_t scratch_bytes, Launch launch);
+// order, first and inverse may be null (first and inverse need order).
 void unique_scatter(DType dtype, const void* sorted, const std::int64_t* order, const std::int64_t* group,
                     std::int64_t n, void* values, std::int64_t* first, std::int64_t* bounds, std::int64_t* inverse,
                     Launch launch);

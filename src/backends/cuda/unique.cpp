@@ -30,9 +30,10 @@ void unique_scatter_kernel(const Tensor& sorted, const Tensor& order, const Tens
                            const Tensor& first, const Tensor& bounds, const Tensor& inverse) {
   CudaDevice& d = cuda_device(sorted.device());
   DeviceGuard guard(d.index);
-  kernels::unique_scatter(sorted.dtype(), sorted.data_ptr(), order.data<std::int64_t>(), group.data<std::int64_t>(),
-                          sorted.numel(), values.data_ptr(), first.data<std::int64_t>(), bounds.data<std::int64_t>(),
-                          inverse.defined() ? inverse.data<std::int64_t>() : nullptr, launch_of(d));
+  const auto or_null = [](const Tensor& t) { return t.defined() ? t.data<std::int64_t>() : nullptr; };
+  kernels::unique_scatter(sorted.dtype(), sorted.data_ptr(), or_null(order), group.data<std::int64_t>(),
+                          sorted.numel(), values.data_ptr(), or_null(first), bounds.data<std::int64_t>(),
+                          or_null(inverse), launch_of(d));
 }
 
 }  // namespace

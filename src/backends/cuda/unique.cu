@@ -24,7 +24,10 @@ __global__ void scatter(const U* sorted, const std::int64_t* order, const std::i
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
     const std::int64_t g = group[i];
     if (i == 0) bounds[0] = 0;
-    if (i == 0 || group[i - 1] != g) values[g] = sorted[i], first[g] = order[i];
+    if (i == 0 || group[i - 1] != g) {
+      values[g] = sorted[i];
+      if (first) first[g] = order[i];
+    }
     if (i == n - 1 || group[i + 1] != g) bounds[g + 1] = i + 1;
     if (inverse) inverse[order[i]] = g;
   }

@@ -48,18 +48,19 @@ void unique_scatter_kernel(const Tensor& sorted, const Tensor& order, const Tens
       .add(static_cast<cl_long>(sorted.numel()))
       .add(buffer_of(sorted))
       .add(static_cast<cl_long>(sorted.offset()))
-      .add(buffer_of(order))
-      .add(static_cast<cl_long>(order.offset()))
+      .add(order.defined() ? buffer_of(order) : buffer_of(group))  // not read without first and inverse
+      .add(static_cast<cl_long>(order.defined() ? order.offset() : 0))
       .add(buffer_of(group))
       .add(static_cast<cl_long>(group.offset()))
       .add(buffer_of(values))
       .add(static_cast<cl_long>(values.offset()))
-      .add(buffer_of(first))
-      .add(static_cast<cl_long>(first.offset()))
+      .add(first.defined() ? buffer_of(first) : buffer_of(group))
+      .add(static_cast<cl_long>(first.defined() ? first.offset() : 0))
       .add(buffer_of(bounds))
       .add(static_cast<cl_long>(bounds.offset()))
       .add(inverse.defined() ? buffer_of(inverse) : buffer_of(group))  // not written when not wanted
       .add(static_cast<cl_long>(inverse.defined() ? inverse.offset() : 0))
+      .add(static_cast<cl_int>(first.defined()))
       .add(static_cast<cl_int>(inverse.defined()));
   launch(d, kernel, static_cast<std::size_t>(sorted.numel()), 256, "launching unique_scatter");
 }
