@@ -2,7 +2,6 @@
 // contiguous, so every backend sorts the rows of a (rows, n) matrix.
 #include "ops/sort.hpp"
 
-#include <numeric>
 #include <vector>
 
 #include "accelera/core/error.hpp"
