@@ -1,14 +1,16 @@
 """The array namespace against NumPy, in one run: element-wise functions, reductions, random numbers, and
 an ordinary NumPy program run unchanged on Accelera arrays.
 
-    python bench/bench_array.py [--quick] [--markdown] [--devices cpu,opencl:0]
+    python bench/bench_array.py [--quick] [--markdown] [--devices cpu,opencl:0] [--only sort]
 
 Rows on "cpu" give NumPy's time / Accelera's (> 1: Accelera is faster), each the best of several runs after
 a warm-up, NumPy and Accelera interleaved. Every row also gives Accelera's throughput (bytes read and
 written / time) as a share of a copy of the same size on the same device: the physical limit of a
 memory-bound op. The program rows time `numpy_program` (standardised columns, pairwise distances, a
 Monte-Carlo estimate of pi) written against NumPy and called with Accelera arrays through NumPy's
-protocols, against the same function on NumPy arrays.
+protocols, against the same function on NumPy arrays. The sort rows (``--only sort`` runs them alone) time
+sort, argsort and unique_values of float32 against NumPy's default sort (an AVX-512/AVX2 quicksort, not
+stable) and its stable sort (kind="stable"); Accelera's sort is always stable.
 """
 
 from __future__ import annotations
@@ -54,12 +56,57 @@ def numpy_program(X, pts, xs, ys):
     return Z, dist, pi
 
 
+def sort_rows(device: str, repeat: int, quick: bool, copy_of) -> list[tuple[str, ...]]:
+    """Rows of sort, argsort and unique_values (float32): best of interleaved rounds, against NumPy."""
+    rng = np.random.default_rng(1)
+    sizes = [(1_000_000,), (1000, 1000)] + ([] if quick or device != "cpu" else [(10_000_000,), (100, 100_000)])
+    rows = []
+    for shape in sizes:
+        x = rng.standard_normal(shape).astype(np.float32)
+        t = acc.asarray(x, device=device)
+        label = "x".join(str(d) for d in shape)
+        copy_time = copy_of(t)
+        cases = [
+            ("sort", lambda: np.sort(x, axis=-1), lambda: np.sort(x, axis=-1, kind="stable"),
+             lambda: acc.sort(t, axis=-1)),
+            ("argsort", lambda: np.argsort(x, axis=-1), lambda: np.argsort(x, axis=-1, kind="stable"),
+             lambda: acc.argsort(t, axis=-1)),
+        ]
+        if len(shape) == 1:
+            xi = rng.integers(0, shape[0] // 10, shape).astype(np.float32)  # about 10 repeats of each value
+            ti = acc.asarray(xi, device=device)
+            cases.append(("unique_values (~10% distinct)", lambda: np.unique(xi), None,
+                          lambda: acc.unique_values(ti)))
+        for name, np_default, np_stable, acc_fn in cases:
+            t_acc = t_def = t_stab = float("inf")
+            for _ in range(3):  # interleaved rounds
+                t_acc = min(t_acc, best_time(lambda: sync(acc_fn()), repeat))
+                if device == "cpu":
+                    t_def = min(t_def, best_time(np_default, repeat))
+                    if np_stable:
+                        t_stab = min(t_stab, best_time(np_stable, repeat))
+            ratio = "-"
+            if device == "cpu":
+                ratio = f"{t_def / t_acc:.2f}x default" + (f", {t_stab / t_acc:.2f}x stable" if np_stable else "")
+            rows.append((device, f"{name} ({label} float32)", f"{t_acc * 1e3:.2f} ms", f"{copy_time / t_acc:.0%}",
+                         ratio))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--devices", default=",".join(d["device"] for d in acc.devices()))
+    parser.add_argument("--only", choices=["sort"], help="run only these rows")
     args = parser.parse_args()
+    if args.only == "sort":
+        rows = []
+        for device in args.devices.split(","):
+            rows += sort_rows(device, 3 if args.quick else 5, args.quick,
+                              lambda t: best_time(lambda: sync(t.clone()), 5))
+        print_rows(rows, args.markdown)
+        return
     n = 1 << (22 if args.quick else 24)
     repeat = 3 if args.quick else 5
     rng = np.random.default_rng(0)
@@ -123,10 +170,15 @@ def main() -> None:
         t_np_prog = best_time(lambda: numpy_program(X, pts, xs, ys), repeat) if device == "cpu" else None
         rows.append((device, "NumPy program, unchanged", f"{t_prog * 1e3:.2f} ms", "-",
                      f"{t_np_prog / t_prog:.2f}x" if t_np_prog else "-"))
+        rows += sort_rows(device, repeat, args.quick, lambda t: best_time(lambda: sync(t.clone()), 2 * repeat))
         rows.append((device, "copy (the bandwidth anchor)", f"{t_copy * 1e3:.2f} ms", f"{copy_bw:.1f} GiB/s", "-"))
 
+    print_rows(rows, args.markdown)
+
+
+def print_rows(rows, markdown: bool) -> None:
     header = ("device", "case", "Accelera", "of copy bandwidth", "vs NumPy (its time / ours)")
-    if args.markdown:
+    if markdown:
         print("| " + " | ".join(header) + " |")
         print("| --- | --- | ---: | ---: | ---: |")
         for r in rows:

@@ -144,4 +144,21 @@ ACC_API Tensor cumulative_prod(const Tensor& x, std::optional<std::int64_t> axis
 ACC_API std::vector<Tensor> nonzero(const Tensor& x);
 // The row-major flat positions of x's nonzero elements (int64; any rank, 0-d included).
 ACC_API Tensor flat_nonzero(const Tensor& x);
+// Sorting, searching and sets (the array API's; Note [Sort keys] in src/ops/sort.hpp). sort and argsort
+// order x along `axis` stably (also when `stable` is false: one algorithm serves both), NaNs last in
+// ascending order and first in descending order, -0.0 equal to +0.0; argsort returns int64 positions.
+ACC_API Tensor sort(const Tensor& x, std::int64_t axis = -1, bool descending = false, bool stable = true);
+ACC_API Tensor argsort(const Tensor& x, std::int64_t axis = -1, bool descending = false, bool stable = true);
+// For each element of x2, the int64 position in the 1-D ascending x1 (or x1[sorter]) before which it would
+// be inserted: before equal elements (right = false) or after them.
+ACC_API Tensor searchsorted(const Tensor& x1, const Tensor& x2, bool right = false,
+                            const std::optional<Tensor>& sorter = std::nullopt);
+// The unique elements of x flattened, ascending (NaNs last, each NaN distinct, as the array API says).
+// indices: the first position of each in x flattened; inverse_indices: for each element of x (x's shape),
+// the position of its value in `values`; counts: how often each occurs. All int64; the fields not asked for
+// are undefined. The number of unique elements is read back to the host to size the results.
+struct UniqueResult {
+  Tensor values, indices, inverse_indices, counts;
+};
+ACC_API UniqueResult unique(const Tensor& x, bool with_indices, bool with_inverse, bool with_counts);
 }  // namespace accelera

@@ -80,6 +80,8 @@ from ._ops import (
 from ._statistics import (  # noqa: A004
     all, any, argmax, argmin, count_nonzero, cumulative_prod, cumulative_sum, diff, min, nonzero, prod, std, var)
 from ._ops import take, take_along_axis  # noqa: E402
+from ._sorting import (  # noqa: E402
+    argsort, searchsorted, sort, unique_all, unique_counts, unique_inverse, unique_values)
 from . import random  # noqa: E402  (accelera.random: Philox generators)
 
 
@@ -174,6 +176,8 @@ __all__ = [
     "permute_dims", "repeat", "reshape", "result_type", "roll", "squeeze", "stack", "tile", "unstack", "zeros_like",
     # random numbers and gathers
     "IndexOutOfBoundsError", "random", "take", "take_along_axis",
+    # sorting, searching and sets
+    "argsort", "searchsorted", "sort", "unique_all", "unique_counts", "unique_inverse", "unique_values",
 ]
 
 # The array API's element-wise functions (and NumPy's names for them).

@@ -33,7 +33,8 @@ _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "m
 # Arguments accelera does not take, dropped when they hold NumPy's default (anything else is refused).
 _DEFAULTS = {"out": (None,), "dtype": (None,), "where": (True,), "order": ("C", "K", "A", None),
              "subok": (True, False), "casting": ("same_kind", "safe"), "copy": (True,), "sparse": (False,),
-             "initial": (np._NoValue,), "keepdims": (np._NoValue,), "shape": (None,)}
+             "initial": (np._NoValue,), "keepdims": (np._NoValue,), "shape": (None,),
+             "kind": (None, "stable", "mergesort", "quicksort")}  # accelera sorts stably: a valid order of every kind
 
 
 def _accelera():

@@ -135,6 +135,7 @@ const std::vector<Row>& rows() {
     for (auto& row : nn_rows()) r.push_back(std::move(row));
     for (auto& row : random_rows()) r.push_back(std::move(row));
     for (auto& row : scan_rows()) r.push_back(std::move(row));
+    for (auto& row : sort_rows()) r.push_back(std::move(row));
     return r;
   }();
   return all;

@@ -1,0 +1,94 @@
+#pragma once
+// The order-preserving unsigned keys of Note [Sort keys] (ops/sort.hpp) on the CPU and CUDA (constexpr, so
+// device code calls them too): each dtype's elements are handled as unsigned bits of their width, and key()
+// maps those bits to the key.
+#include <cstdint>
+
+#include "accelera/core/dtype.hpp"
+
+namespace accelera::backends {
+
+// NaN -> all ones, -0.0 -> +0.0, else the IEEE bits made to sort as unsigned integers. `inf` is the bit
+// pattern of +infinity of the format.
+template <typename U, U inf>
+constexpr U float_key(U bits) {
+  constexpr U sign = static_cast<U>(U{1} << (sizeof(U) * 8 - 1));
+  const U magnitude = static_cast<U>(bits & static_cast<U>(~sign));
+  // Selects rather than branches: the sign is random in typical data.
+  U key = (bits & sign) != 0 ? static_cast<U>(~bits) : static_cast<U>(bits | sign);
+  key = magnitude == 0 ? sign : key;
+  return magnitude > inf ? static_cast<U>(~U{0}) : key;
+}
+
+template <typename U>
+constexpr U signed_key(U bits) {
+  return static_cast<U>(bits ^ static_cast<U>(U{1} << (sizeof(U) * 8 - 1)));
+}
+
+template <typename U, U inf>
+constexpr bool float_is_nan(U bits) {
+  return static_cast<U>(bits & static_cast<U>(~static_cast<U>(U{1} << (sizeof(U) * 8 - 1)))) > inf;
+}
+
+// key(bits): the sort key; is_nan(bits): whether the element is a NaN (each NaN is its own unique value).
+template <DType>
+struct SortKey;
+template <>
+struct SortKey<DType::f32> {
+  using Bits = std::uint32_t;
+  static constexpr Bits key(Bits b) { return float_key<Bits, 0x7F800000u>(b); }
+  static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7F800000u>(b); }
+};
+template <>
+struct SortKey<DType::f64> {
+  using Bits = std::uint64_t;
+  static constexpr Bits key(Bits b) { return float_key<Bits, 0x7FF0000000000000ull>(b); }
+  static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7FF0000000000000ull>(b); }
+};
+template <>
+struct SortKey<DType::f16> {
+  using Bits = std::uint16_t;
+  static constexpr Bits key(Bits b) { return float_key<Bits, 0x7C00>(b); }
+  static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7C00>(b); }
+};
+template <>
+struct SortKey<DType::bf16> {
+  using Bits = std::uint16_t;
+  static constexpr Bits key(Bits b) { return float_key<Bits, 0x7F80>(b); }
+  static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7F80>(b); }
+};
+template <>
+struct SortKey<DType::i32> {
+  using Bits = std::uint32_t;
+  static constexpr Bits key(Bits b) { return signed_key(b); }
+  static constexpr bool is_nan(Bits) { return false; }
+};
+template <>
+struct SortKey<DType::i64> {
+  using Bits = std::uint64_t;
+  static constexpr Bits key(Bits b) { return signed_key(b); }
+  static constexpr bool is_nan(Bits) { return false; }
+};
+template <>
+struct SortKey<DType::boolean> {
+  using Bits = std::uint8_t;
+  static constexpr Bits key(Bits b) { return b; }
+  static constexpr bool is_nan(Bits) { return false; }
+};
+
+// Calls fn(SortKey<dtype>{}) for the runtime dtype.
+template <typename Fn>
+decltype(auto) with_sort_key(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::f32: return fn(SortKey<DType::f32>{});
+    case DType::f64: return fn(SortKey<DType::f64>{});
+    case DType::f16: return fn(SortKey<DType::f16>{});
+    case DType::bf16: return fn(SortKey<DType::bf16>{});
+    case DType::i32: return fn(SortKey<DType::i32>{});
+    case DType::i64: return fn(SortKey<DType::i64>{});
+    case DType::boolean: return fn(SortKey<DType::boolean>{});
+  }
+  return fn(SortKey<DType::boolean>{});  // unreachable: every DType is listed (this header is free of ACC_ASSERT)
+}
+
+}  // namespace accelera::backends
