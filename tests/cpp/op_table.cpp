@@ -134,6 +134,7 @@ const std::vector<Row>& rows() {
     std::vector<Row> r = core_rows();
     for (auto& row : nn_rows()) r.push_back(std::move(row));
     for (auto& row : random_rows()) r.push_back(std::move(row));
+    for (auto& row : linalg_rows()) r.push_back(std::move(row));
     return r;
   }();
   return all;

@@ -59,6 +59,7 @@ const std::vector<Row>& rows();
 std::vector<Row> core_rows();
 std::vector<Row> nn_rows();
 std::vector<Row> random_rows();
+std::vector<Row> linalg_rows();
 
 // Tolerances: of a result rounded once into dt, and of one that sums many terms in dt's precision (half
 // formats accumulate in float32 and round the result to the half format).
