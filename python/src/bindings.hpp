@@ -17,5 +17,6 @@ void bind_op_table(nb::module_& m);
 void bind_interrupt(nb::module_& m);
 void bind_views(nb::module_& m);
 void bind_random(nb::module_& m);
+void bind_linalg(nb::module_& m);
 
 }  // namespace accelera::python

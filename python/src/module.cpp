@@ -18,4 +18,5 @@ NB_MODULE(_core, m) {
   bind_interrupt(m);
   bind_views(m);
   bind_random(m);
+  bind_linalg(m);
 }
