@@ -10,36 +10,35 @@ namespace {
 
 void lu_factor_kernel(const Tensor& work, const Tensor& pivots, const Tensor& info) {
   const MatrixBatch mb(work);
-  const int m = lapack::extent(mb.rows, "lu_factor"), n = lapack::extent(mb.cols, "lu_factor");
-  const std::int64_t k = std::min(mb.rows, mb.cols);
+  const std::int64_t m = mb.rows, n = mb.cols, k = std::min(m, n);
   dispatch_float(work.dtype(), "lu_factor", [&](auto t) {
     using T = decltype(t);
+    const Lapack<T> lapack;
     for_each_matrix(mb.count, std::max(m, n), [&](std::int64_t i) {
-      lapack::getrf(m, n, work.data<T>() + i * m * n, pivots.data<int>() + i * k, info.data<int>() + i);
+      lapack.getrf(m, n, work.data<T>() + i * m * n, pivots.data<int>() + i * k, info.data<int>() + i);
     });
   });
 }
 
 void lu_solve_kernel(const Tensor& a, const Tensor& b, const Tensor& info) {
   const MatrixBatch ma(a), mb(b);
-  const int n = lapack::extent(ma.rows, "solve"), k = lapack::extent(mb.cols, "solve");
+  const std::int64_t n = ma.rows, k = mb.cols;
   dispatch_float(a.dtype(), "lu_solve", [&](auto t) {
     using T = decltype(t);
+    const Lapack<T> lapack;
     for_each_matrix(ma.count, n, [&](std::int64_t i) {
-      lapack::gesv(n, k, a.data<T>() + i * n * n, scratch<int>(static_cast<std::size_t>(n)), b.data<T>() + i * n * k,
-                   info.data<int>() + i);
+      lapack.gesv(n, k, a.data<T>() + i * n * n, b.data<T>() + i * n * k, info.data<int>() + i);
     });
   });
 }
 
 void cholesky_kernel(const Tensor& work, const Tensor& info) {
   const MatrixBatch mb(work);
-  const int n = lapack::extent(mb.rows, "cholesky");
+  const std::int64_t n = mb.rows;
   dispatch_float(work.dtype(), "cholesky", [&](auto t) {
     using T = decltype(t);
-    for_each_matrix(mb.count, n, [&](std::int64_t i) {
-      lapack::potrf(n, work.data<T>() + i * n * n, info.data<int>() + i);
-    });
+    const Lapack<T> lapack;
+    for_each_matrix(mb.count, n, [&](std::int64_t i) { lapack.potrf(n, work.data<T>() + i * n * n, info.data<int>() + i); });
   });
 }
 
