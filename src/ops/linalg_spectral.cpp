@@ -38,11 +38,11 @@ SvdResult svd_of(const Tensor& a, bool full, bool vectors, const char* op) {
   const Shape batch = batch_shape(a.shape());
   const std::int64_t m = a.dim(-2), n = a.dim(-1), k = std::min(m, n);
   const Device& device = a.device();
-  if (k == 0) {
-    SvdResult r{Tensor(), Tensor::empty(with_vector(batch, 0), dt, device), Tensor()};
+  if (k == 0 || batch.numel() == 0) {  // nothing to factorise (empty matrices: U and Vh full are identities)
+    SvdResult r{Tensor(), Tensor::empty(with_vector(batch, k), dt, device), Tensor()};
     if (vectors) {
-      r.U = full ? identity(batch, m, dt, device) : Tensor::empty(with_matrix(batch, m, 0), dt, device);
-      r.Vh = full ? identity(batch, n, dt, device) : Tensor::empty(with_matrix(batch, 0, n), dt, device);
+      r.U = full ? identity(batch, m, dt, device) : Tensor::empty(with_matrix(batch, m, k), dt, device);
+      r.Vh = full ? identity(batch, n, dt, device) : Tensor::empty(with_matrix(batch, k, n), dt, device);
     }
     return r;
   }
