@@ -2,8 +2,6 @@
 // they run on the inputs' device on every backend.
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <numeric>
 
 #include "accelera/core/error.hpp"
 #include "accelera/linalg.hpp"
