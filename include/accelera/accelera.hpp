@@ -17,6 +17,7 @@
 #include "accelera/chunk_stream.hpp"
 #include "accelera/engine.hpp"
 #include "accelera/kernel.hpp"
+#include "accelera/linalg.hpp"
 #include "accelera/nn_ops.hpp"
 #include "accelera/op_table.hpp"
 #include "accelera/ops.hpp"

@@ -185,3 +185,9 @@ from . import _elementwise  # noqa: E402
 from ._elementwise import *  # noqa: E402,F401,F403
 
 __all__ += _elementwise.__all__
+
+# Linear algebra: tensordot, vecdot and the array API's linalg extension (docs/array-api.md).
+from . import linalg  # noqa: E402
+from .linalg import LinAlgError, tensordot, vecdot  # noqa: E402
+
+__all__ += ["LinAlgError", "linalg", "tensordot", "vecdot"]

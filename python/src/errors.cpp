@@ -14,6 +14,7 @@ struct ErrorTypes {
   PyObject* error = nullptr;
   PyObject* argument = nullptr;
   PyObject* shape = nullptr;
+  PyObject* linalg = nullptr;
   PyObject* dtype = nullptr;
   PyObject* device = nullptr;
   PyObject* oom = nullptr;
@@ -47,6 +48,9 @@ void bind_errors(nb::module_& m) {
                                "A bad value: a device string, a size, an axis.");
   g_types.shape =
       make_type(m, "ShapeError", {g_types.argument}, "Shapes that do not fit together (a ValueError).");
+  g_types.linalg = make_type(m, "LinAlgError", {g_types.argument},
+                             "A matrix a factorisation cannot take: singular, not positive definite, or no "
+                             "convergence (a ValueError, as numpy.linalg.LinAlgError).");
   g_types.dtype = make_type(m, "DTypeError", {g_types.error, PyExc_TypeError},
                             "A dtype that is not stored, or not computed by this op (a TypeError).");
   g_types.device = make_type(m, "DeviceError", {g_types.error, PyExc_RuntimeError},
@@ -68,6 +72,8 @@ void bind_errors(nb::module_& m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const LinAlgError& e) {
+      PyErr_SetString(g_types.linalg, e.what());
     } catch (const ShapeError& e) {
       PyErr_SetString(g_types.shape, e.what());
     } catch (const ValueError& e) {

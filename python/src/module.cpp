@@ -19,4 +19,5 @@ NB_MODULE(_core, m) {
   bind_views(m);
   bind_random(m);
   bind_sort(m);
+  bind_linalg(m);
 }

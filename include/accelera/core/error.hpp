@@ -34,6 +34,12 @@ class ACC_API ShapeError : public ValueError {
  public:
   using ValueError::ValueError;
 };
+// A matrix a factorisation cannot take: singular (solve, inv), not positive definite (cholesky), or an
+// iteration that did not converge (eigh, svd). Python sees accelera.linalg.LinAlgError, a ValueError.
+class ACC_API LinAlgError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
 // A dtype that is not stored or not computed for this op.
 class ACC_API DTypeError : public Error {
  public:

@@ -47,6 +47,10 @@ struct Provider {
   GemmFn<std::int64_t, double> dgemm64 = nullptr;
   int (*num_threads)() = nullptr;
   const char* (*core_name)() = nullptr;
+  // Where LAPACK's Fortran routines are looked up: the library's handle and its symbol naming (the
+  // linked OpenBLAS: the process's global symbols, plain names).
+  void* handle = RTLD_DEFAULT;
+  std::string symbol_prefix, symbol_suffix;
 };
 
 // The library's path as the loader found it, without ".." (NumPy's extension modules reach their OpenBLAS
@@ -145,6 +149,9 @@ std::unique_ptr<Provider> open_provider(const std::string& library) {
       p->sgemm32 = reinterpret_cast<GemmFn<int, float>>(sgemm);
       p->dgemm32 = reinterpret_cast<GemmFn<int, double>>(dgemm);
     }
+    p->handle = handle;
+    p->symbol_prefix = naming.prefix;
+    p->symbol_suffix = naming.suffix;
     p->info.library = loaded_path(sgemm, library);
     p->info.symbols = fmt::format("{}cblas_sgemm{}", naming.prefix, naming.suffix);
     p->info.integer_bits = wide ? 64 : 32;
@@ -248,6 +255,17 @@ std::string suggested_openblas_core(std::string_view core, const std::vector<std
   if (runs("avx512")) return "SkylakeX";
   if (runs("avx2")) return "Haswell";
   return {};
+}
+
+LapackRoutine lapack_routine(const char* name) {
+  // LAPACK runs on the library that products run on, so that one thread pool serves both (Note [Sharing
+  // NumPy's BLAS]); providers are never destroyed, so the address stays valid.
+  const Provider& p = *current().load(std::memory_order_acquire);
+  const std::string symbol = fmt::format("{}{}_{}", p.symbol_prefix, name, p.symbol_suffix);
+  void* address = dlsym(p.handle, symbol.c_str());
+  ACC_CHECK(address != nullptr, NotSupportedError, "the CPU's BLAS library {} has no LAPACK routine {}",
+            p.info.library, symbol);
+  return {address, p.info.integer_bits};
 }
 
 void gemm(const char* what, Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,

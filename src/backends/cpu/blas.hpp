@@ -18,6 +18,14 @@ void gemm(const char* what, Transpose ta, Transpose tb, std::int64_t m, std::int
 void gemm(const char* what, Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
           std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c, std::int64_t ldc);
 
+// A LAPACK routine (Fortran name without the trailing underscore, e.g. "dgesv") of the library products
+// run on, and the width of its integers (32 or 64). Raises NotSupportedError when the library lacks it.
+struct LapackRoutine {
+  void* address;
+  int integer_bits;
+};
+LapackRoutine lapack_routine(const char* name);
+
 // The OPENBLAS_CORETYPE that selects kernels fit for a CPU running `targets` (simd target names) when
 // OpenBLAS reports kernels below them as `core`; empty when `core` is fine (Note [OpenBLAS core type]).
 std::string suggested_openblas_core(std::string_view core, const std::vector<std::string>& targets);
