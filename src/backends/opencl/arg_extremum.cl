@@ -1,7 +1,9 @@
-// argmax / argmin (ARG_MAX or ARG_MIN): one work-group per output; each work-item keeps the first best
-// element of its strided share, then the group combines pairs in local memory. A nan beats everything
-// and ties go to the smaller index, so the result is NumPy's first extremum. K: the kept layout
-// (0: out, 1: x); R: the reduced layout (1: x).
+// argmax / argmin (ARG_MAX or ARG_MIN). Each work-item keeps the first best element of its strided share,
+// then the group combines pairs in local memory. A nan beats everything and ties go to the smaller index,
+// so the result is NumPy's first extremum. K: the kept layout (0: out, 1: x); R: the reduced layout (1: x).
+// As in reduce.cl, one work-group per output, or PARTIAL_PASS (`parts` groups per output, each over one
+// chunk, writing its best value and index to part_values/part_at) then FINAL_PASS (one group per output
+// over its parts). REDUCED_1D: one coalesced reduced axis, offsets without division.
 #if defined(ARG_MAX)
 #define STRICTLY_BETTER(v, best) ((v) > (best))
 #else
@@ -17,22 +19,47 @@
 
 __kernel void arg_extremum(const int kept_ndim, const Layout K, const int red_ndim, const long count, const Layout R,
                            __global long* out, const long oo, __global const T* x, const long xo,
+                           __global T* part_values, __global long* part_at, const long parts,
                            __local T* best_values, __local long* best_at) {
   const long group = get_group_id(0);
   const int lid = (int)get_local_id(0);
   const int lsize = (int)get_local_size(0);
+#if defined(PARTIAL_PASS)
+  const long output = group / parts, part = group % parts;
+  const long chunk = (count + parts - 1) / parts;
+  const long begin = part * chunk, end = min(count, begin + chunk);
+#elif defined(FINAL_PASS)
+  const long output = group, begin = 0, end = parts;
+#else
+  const long output = group, begin = 0, end = count;
+#endif
   long io = oo, ix = xo, unused = 0;
-  ACC_OFFSETS(K, kept_ndim, group, io, ix, unused);
+  ACC_OFFSETS(K, kept_ndim, output, io, ix, unused);
   T best = 0;
   long at = -1;
-  for (long r = lid; r < count; r += lsize) {
-    long a = 0, b = ix, c = 0;
-    ACC_OFFSETS(R, red_ndim, r, a, b, c);
-    const T v = x[b];
-    if (REPLACES(v, r, best, at)) {
-      best = v;
-      at = r;
+  // Blocks of 16 elements per item with a barrier between them (see reduce.cl).
+  for (long r0 = begin; r0 < end; r0 += 16 * lsize) {
+    const long r1 = min(end, r0 + 16 * lsize);
+    for (long r = r0 + lid; r < r1; r += lsize) {
+#if defined(FINAL_PASS)
+      const T v = part_values[output * parts + r];
+      const long i = part_at[output * parts + r];
+#else
+#if defined(REDUCED_1D)
+      const long b = ix + r * R.strides[1][0];
+#else
+      long a = 0, b = ix, c = 0;
+      ACC_OFFSETS(R, red_ndim, r, a, b, c);
+#endif
+      const T v = x[b];
+      const long i = r;
+#endif
+      if (REPLACES(v, i, best, at)) {
+        best = v;
+        at = i;
+      }
     }
+    barrier(CLK_GLOBAL_MEM_FENCE);
   }
   best_values[lid] = best;
   best_at[lid] = at;
@@ -48,5 +75,11 @@ __kernel void arg_extremum(const int kept_ndim, const Layout K, const int red_nd
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lid == 0) out[io] = best_at[0];
+  if (lid != 0) return;
+#if defined(PARTIAL_PASS)
+  part_values[group] = best_values[0];
+  part_at[group] = best_at[0];
+#else
+  out[io] = best_at[0];
+#endif
 }

@@ -51,15 +51,6 @@ void copy_kernel(const Tensor& src, const Tensor& dst) {
   const auto layout = backends::make_layout<2>(dst.shape(), {&dst.strides(), &src.strides()});
   if (layout.numel == 0) return;
   const bool dense = is_dense(layout);
-  if (dense && src.dtype() == dst.dtype()) {
-    // The driver's own copy: what a device does fastest (DMA engines on GPUs, wide loads on CPUs).
-    const std::size_t size = dst.itemsize();
-    ACC_CL_CHECK(clEnqueueCopyBuffer(d.compute(), buffer_of(src), buffer_of(dst), static_cast<std::size_t>(src.offset()) * size,
-                                     static_cast<std::size_t>(dst.offset()) * size,
-                                     static_cast<std::size_t>(layout.numel) * size, 0, nullptr, nullptr),
-                 "copying a buffer");
-    return;
-  }
   const Kernel kernel =
       make_kernel(d, "copy", copy_options(d, src.dtype(), dst.dtype()) + (dense ? " -DACC_CONTIGUOUS" : ""));
   KernelArgs(kernel.get())

@@ -3,6 +3,7 @@
 
 #include "backends/common/reduce_axes.hpp"
 #include "backends/opencl/layouts.hpp"
+#include "backends/opencl/reduce_plan.hpp"
 #include "ops/reduce.hpp"
 
 namespace accelera::opencl {
@@ -10,29 +11,6 @@ namespace accelera::opencl {
 namespace {
 
 enum class ReduceOp { sum, mean, max, min, prod };
-
-// The launch form (reduce.cl): per item for column reductions, else work-groups, split into parts when
-// there are too few outputs to occupy the device.
-struct ReducePlan {
-  bool per_item = false;
-  std::int64_t parts = 1;
-};
-
-ReducePlan plan_reduction(const ClDevice& d, const backends::LoopLayout<2>& kept, const backends::LoopLayout<2>& reduced) {
-  ReducePlan plan;
-  const std::int64_t outputs = kept.numel, count = reduced.numel;
-  const bool kept_dense = !kept.dims.empty() && kept.strides[1][kept.dims.size() - 1] == 1;
-  const bool reduced_dense = !reduced.dims.empty() && reduced.strides[1][reduced.dims.size() - 1] == 1;
-  if (kept_dense && !reduced_dense && outputs >= 256) {
-    plan.per_item = true;
-    return plan;
-  }
-  const std::int64_t groups_wanted = 8 * std::max(d.compute_units, 1);
-  if (outputs < groups_wanted && count >= 8192) {
-    plan.parts = std::min<std::int64_t>({(groups_wanted + outputs - 1) / outputs, count / 4096, 1024});
-  }
-  return plan;
-}
 
 template <ReduceOp Op>
 void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {

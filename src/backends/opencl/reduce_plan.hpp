@@ -1,0 +1,34 @@
+#pragma once
+// How the OpenCL reductions launch (reduce.cl, arg_extremum.cl): one work-item per output for column
+// reductions, else work-groups, split into parts when there are too few outputs to occupy the device.
+#include <algorithm>
+
+#include "backends/common/strided_loop.hpp"
+#include "backends/opencl/opencl_interface.hpp"
+
+namespace accelera::opencl {
+
+struct ReducePlan {
+  bool per_item = false;
+  std::int64_t parts = 1;
+};
+
+// allow_per_item: the kernel has the per-item form (reduce.cl does, arg_extremum.cl does not).
+inline ReducePlan plan_reduction(const ClDevice& d, const backends::LoopLayout<2>& kept,
+                                 const backends::LoopLayout<2>& reduced, bool allow_per_item = true) {
+  ReducePlan plan;
+  const std::int64_t outputs = kept.numel, count = reduced.numel;
+  const bool kept_dense = !kept.dims.empty() && kept.strides[1][kept.dims.size() - 1] == 1;
+  const bool reduced_dense = !reduced.dims.empty() && reduced.strides[1][reduced.dims.size() - 1] == 1;
+  if (allow_per_item && kept_dense && !reduced_dense && outputs >= 256) {
+    plan.per_item = true;
+    return plan;
+  }
+  const std::int64_t groups_wanted = 8 * std::max(d.compute_units, 1);
+  if (outputs < groups_wanted && count >= 8192) {
+    plan.parts = std::min<std::int64_t>({(groups_wanted + outputs - 1) / outputs, count / 4096, 1024});
+  }
+  return plan;
+}
+
+}  // namespace accelera::opencl
