@@ -11,12 +11,7 @@ __kernel void sort_block(__global K* keys, __global ulong* at, const long P, __l
   for (long k = 2; k <= B; k <<= 1) {
     for (long j = k >> 1; j > 0; j >>= 1) {
       const long lo = (t / j) * 2 * j + t % j, hi = lo + j;
-      const bool ascending = ((row_pos + lo) & k) == 0;
-      const K klo = lk[lo], khi = lk[hi];
-      const ulong plo = la[lo], phi = la[hi];
-      if (pair_after(klo, plo, khi, phi) == ascending) {
-        lk[lo] = khi, la[lo] = phi, lk[hi] = klo, la[hi] = plo;
-      }
+      compare_exchange(lk, la, lo, hi, ((row_pos + lo) & k) == 0);
       barrier(CLK_LOCAL_MEM_FENCE);
     }
   }

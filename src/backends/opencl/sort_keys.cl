@@ -27,6 +27,16 @@ inline bool pair_after(const K ka, const ulong pa, const K kb, const ulong pb) {
   return ka > kb || (ka == kb && pa > pb);
 }
 
+// One compare-exchange of a bitonic step on the (key, position) pairs of local memory: lo and hi end up in
+// `ascending` order.
+inline void compare_exchange(__local K* lk, __local ulong* la, const long lo, const long hi, const bool ascending) {
+  const K klo = lk[lo], khi = lk[hi];
+  const ulong plo = la[lo], phi = la[hi];
+  if (pair_after(klo, plo, khi, phi) == ascending) {
+    lk[lo] = khi, la[lo] = phi, lk[hi] = klo, la[hi] = plo;
+  }
+}
+
 // Whether sorted element i starts a group of unique_* (Note [Unique by groups] in src/ops/unique.hpp).
 inline bool starts_group(__global const E* s, const long i) {
   return i == 0 || sort_key(s[i]) != sort_key(s[i - 1]) || sort_is_nan(s[i]);

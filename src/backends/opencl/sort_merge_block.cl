@@ -10,11 +10,7 @@ __kernel void sort_merge_block(__global K* keys, __global ulong* at, const long 
   const bool ascending = (row_pos & k) == 0;  // k > B: the same for the whole block
   for (long j = half_block; j > 0; j >>= 1) {
     const long lo = (t / j) * 2 * j + t % j, hi = lo + j;
-    const K klo = lk[lo], khi = lk[hi];
-    const ulong plo = la[lo], phi = la[hi];
-    if (pair_after(klo, plo, khi, phi) == ascending) {
-      lk[lo] = khi, la[lo] = phi, lk[hi] = klo, la[hi] = plo;
-    }
+    compare_exchange(lk, la, lo, hi, ascending);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   keys[base + t] = lk[t], at[base + t] = la[t];
