@@ -150,8 +150,10 @@ def op_table() -> list[dict]:
 
 
 def supports(device, op: str, dtype) -> bool:
-    """Whether ``op`` (its name in :func:`op_table`) runs on ``device`` in ``dtype`` (False for an absent
-    device). An op called where this is False raises NotSupportedError naming the op, device and dtype."""
+    """Whether ``op`` (its name in :func:`op_table`) has a kernel on ``device`` for ``dtype`` (False for an
+    absent device). Element-wise functions, reductions, argmax/argmin and scans also take float16 and
+    bfloat16 where this is False for them and True for float32: they compute in float32 and round once.
+    Other ops called where this is False raise NotSupportedError naming the op, device and dtype."""
     return _core._supports(device_or_default(device), op, _dtypes.dtype(dtype).name)
 
 

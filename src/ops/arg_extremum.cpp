@@ -25,7 +25,9 @@ Tensor arg_extremum(const OpSchema<ArgExtremumKernel>& op, const Tensor& x, std:
   } else {
     std::iota(axes.begin(), axes.end(), std::int64_t{0});
   }
-  const auto kernel = kernel_for(op, x.device(), x.dtype());
+  // float16/bfloat16 widen to float32 exactly where the device has no half kernel: the order is the same.
+  const DType computed = kernel_dtype(op.name, x.device(), x.dtype());
+  const auto kernel = kernel_for(op, x.device(), computed);
   std::vector<std::int64_t> kept_dims = x.shape().dims();
   std::int64_t count = 1;
   for (auto a : axes) {
@@ -37,7 +39,7 @@ Tensor arg_extremum(const OpSchema<ArgExtremumKernel>& op, const Tensor& x, std:
             "{} of an empty selection has no answer (the reduced axes of {} have no elements)", name,
             x.shape().str());
   Tensor out = Tensor::empty(kept_shape, DType::i64, x.device());
-  if (kept_shape.numel() > 0) kernel(x, axes, out);
+  if (kept_shape.numel() > 0) kernel(cast_to(x, computed), axes, out);
   if (keepdims) return out;
   std::vector<std::int64_t> dims;
   for (std::int64_t i = 0; i < x.ndim(); ++i) {

@@ -26,4 +26,15 @@ inline void fill_tensor(const Tensor& t, double value) {
 
 inline Tensor cast_to(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.astype(dtype); }
 
+// The dtype op's kernel runs in for `dtype` on `device`: `dtype` itself, except float16 and bfloat16 on a
+// device that registers float32 but not them (the CPU and OpenCL backends), where the op computes in
+// float32 and rounds the result once (the array API's rule for hardware without a native half path).
+// Another unregistered dtype stays as it is, so that kernel_for names what is missing.
+inline DType kernel_dtype(std::string_view op, const Device& device, DType dtype) {
+  if (dtype != DType::f16 && dtype != DType::bf16) return dtype;
+  const auto registered = detail::registered_dtypes(op, device.kind);
+  if (registered && !registered->contains(dtype) && registered->contains(DType::f32)) return DType::f32;
+  return dtype;
+}
+
 }  // namespace accelera::ops_detail

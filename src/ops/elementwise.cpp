@@ -40,10 +40,11 @@ DType result_dtype(ElementwiseKind kind, DType compute) { return returns_bool(ki
 Tensor unary(const OpSchema<UnaryKernel>& op, ElementwiseKind kind, const Tensor& x) {
   check_defined(x, op.name, "the operand");
   const DType dtype = compute_dtype(kind, x.dtype(), op.name, x.device(), true);
-  const auto kernel = kernel_for(op, x.device(), dtype);
-  Tensor out = Tensor::empty(x.shape(), result_dtype(kind, dtype), x.device());
-  if (x.numel() > 0) kernel(cast_to(x, dtype), out);
-  return out;
+  const DType computed = kernel_dtype(op.name, x.device(), dtype);
+  const auto kernel = kernel_for(op, x.device(), computed);
+  Tensor out = Tensor::empty(x.shape(), result_dtype(kind, computed), x.device());
+  if (x.numel() > 0) kernel(cast_to(x, computed), out);
+  return cast_to(out, result_dtype(kind, dtype));
 }
 
 Tensor binary(const OpSchema<BinaryKernel>& op, ElementwiseKind kind, const Tensor& a, const Tensor& b) {
@@ -52,10 +53,13 @@ Tensor binary(const OpSchema<BinaryKernel>& op, ElementwiseKind kind, const Tens
   check_same_device(a, b, op.name);
   const DType dtype = compute_dtype(kind, promote_types(a.dtype(), b.dtype()), op.name, a.device(), false);
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
-  const auto kernel = kernel_for(op, a.device(), dtype);
-  Tensor out = Tensor::empty(shape, result_dtype(kind, dtype), a.device());
-  if (shape.numel() > 0) kernel(cast_to(a, dtype).broadcast_to(shape), cast_to(b, dtype).broadcast_to(shape), out);
-  return out;
+  const DType computed = kernel_dtype(op.name, a.device(), dtype);
+  const auto kernel = kernel_for(op, a.device(), computed);
+  Tensor out = Tensor::empty(shape, result_dtype(kind, computed), a.device());
+  if (shape.numel() > 0) {
+    kernel(cast_to(a, computed).broadcast_to(shape), cast_to(b, computed).broadcast_to(shape), out);
+  }
+  return cast_to(out, result_dtype(kind, dtype));
 }
 
 }  // namespace

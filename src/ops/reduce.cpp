@@ -42,7 +42,8 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
   const auto axis_list = normalize_axes(axes, x.ndim(), name);
   ACC_CHECK(!is_extremum(op) || x.dtype() != DType::boolean, DTypeError,
             "{} is not defined for bool tensors (use all/any, or convert with astype)", name);
-  const DType dtype = result_dtype(op, x.dtype());
+  const DType result = result_dtype(op, x.dtype());
+  const DType dtype = kernel_dtype(op.name, x.device(), result);
   const auto kernel = kernel_for(op, x.device(), dtype);
   std::vector<std::int64_t> kept_dims = x.shape().dims();
   std::int64_t count = 1;
@@ -63,6 +64,7 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
   } else if (kept_shape.numel() > 0) {
     kernel(cast_to(x, dtype), axis_list, out);
   }
+  out = cast_to(out, result);
   if (keepdims) return out;
   std::vector<std::int64_t> dims;
   for (std::int64_t i = 0; i < x.ndim(); ++i) {
