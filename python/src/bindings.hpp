@@ -19,5 +19,6 @@ void bind_views(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_sort(nb::module_& m);
 void bind_linalg(nb::module_& m);
+void bind_transfers(nb::module_& m);
 
 }  // namespace accelera::python

@@ -20,4 +20,5 @@ NB_MODULE(_core, m) {
   bind_random(m);
   bind_sort(m);
   bind_linalg(m);
+  bind_transfers(m);
 }
