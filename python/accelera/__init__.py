@@ -193,3 +193,9 @@ from . import linalg  # noqa: E402
 from .linalg import LinAlgError, tensordot, vecdot  # noqa: E402
 
 __all__ += ["LinAlgError", "linalg", "tensordot", "vecdot"]
+
+# The offload runtime: @gpu, par_iter, Config (accelera.offload).
+from . import offload  # noqa: E402
+from .offload import Config, get_runtime, gpu, gpu_kernel, init, par_iter  # noqa: E402
+
+__all__ += ["Config", "get_runtime", "gpu", "gpu_kernel", "init", "offload", "par_iter"]

@@ -1,0 +1,217 @@
+"""The offload runtime's cost model against fixed rules, on a mixed workload, in one run.
+
+    python bench/bench_offload.py [--quick] [--markdown] [--devices opencl:0,cpu] [--repeat 2]
+
+For each offload target (every CUDA and OpenCL device present, and "cpu": Accelera's own CPU kernels as
+the target, against NumPy), the same sequence of decorated calls runs under four policies:
+
+- calibrated: the cost model (Note [Offload decisions]), starting from an empty history: its first call of
+  every size is a traced CPU run;
+- always-cpu: ``Config.builder().gpu(False)``, NumPy as written (plus the decorator's bookkeeping);
+- always-device: ``min_offload_bytes(0)``;
+- 1 MB rule: ``min_offload_bytes(1_000_000)``, the VedaRT guide's rule.
+
+The workload has 200+ calls of matmul (float32 and float64), element-wise chains (one transcendental:
+softplus), reductions and the guide's examples (standardised Gram matrix, a least-squares gradient step,
+a Monte-Carlo estimate), from 1 KB to 1 GB of input. Totals are medians over ``--repeat`` rounds, the policies interleaved within each round; the
+spread is the largest total over the smallest. Also measured: ``par_iter(matrices).gpu_map(f)`` against
+``[gpu(f)(m) for m in matrices]``, and the decorator's own cost on a call it keeps on the CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import timeit
+
+import numpy as np
+
+import accelera as acc
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def chain(a):
+    return np.sqrt(a * a + 1.0) * 0.5 - a
+
+
+def softplus(x):
+    return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0)
+
+
+def reduce_columns(x):
+    return x.sum(axis=0), x.std(axis=0)
+
+
+def standardise_gram(X):
+    mean = X.mean(axis=0)
+    std = X.std(axis=0)
+    normalized = (X - mean) / std
+    return normalized @ normalized.T
+
+
+def train_step(X, y, weights):
+    predictions = X @ weights
+    loss = ((predictions - y) ** 2).mean()
+    grad = 2 * X.T @ (predictions - y) / len(y)
+    return loss, grad
+
+
+def monte_carlo(x, y):
+    inside = (x ** 2 + y ** 2) <= 1.0
+    return 4.0 * inside.sum() / x.shape[0]
+
+
+FUNCTIONS = {f.__name__: f for f in (matmul, chain, softplus, reduce_columns, standardise_gram, train_step,
+                                      monte_carlo)}
+
+
+def workload(quick: bool) -> list[tuple[str, tuple]]:
+    """(function name, arguments) in a fixed shuffled order; each case repeats so the model can learn it."""
+    rng = np.random.default_rng(0)
+    big = 1 << (24 if quick else 27)  # float64 elements of the largest chain input: 128 MiB or 1 GiB
+    cases = []  # (function, args, repetitions)
+    for n, dtype, reps in ((16, np.float64, 20), (96, np.float64, 20), (384, np.float64, 12), (384, np.float32, 12),
+                           (1024 if not quick else 512, np.float64, 6)):
+        a, b = rng.random((n, n)).astype(dtype), rng.random((n, n)).astype(dtype)
+        cases.append(("matmul", (a, b), reps))
+    for elements, reps in ((128, 20), (1 << 14, 16), (1 << 20, 12), (1 << 23, 6), (big, 2)):
+        cases.append(("chain", (rng.random(elements),), reps))
+    for elements, reps in ((1 << 12, 16), (1 << 20, 12), (1 << 23, 8)):
+        cases.append(("softplus", (rng.standard_normal(elements),), reps))
+    for rows, reps in ((64, 16), (1 << 14, 8), (1 << 17, 4)):
+        cases.append(("reduce_columns", (rng.random((rows, 64)),), reps))
+    for rows, cols, reps in ((200, 30, 16), (2000, 64, 8)):
+        cases.append(("standardise_gram", (rng.random((rows, cols)),), reps))
+    for rows, reps in ((200, 16), (1 << 16, 8)):
+        cases.append(("train_step", (rng.random((rows, 32)), rng.random(rows), rng.random(32)), reps))
+    for n, reps in ((1000, 16), (1 << 22, 6)):
+        cases.append(("monte_carlo", (rng.random(n), rng.random(n)), reps))
+    calls = [(name, args) for name, args, reps in cases for _ in range(reps)]
+    order = rng.permutation(len(calls))
+    return [calls[i] for i in order]
+
+
+POLICIES = {
+    "calibrated": lambda b: b,
+    "always-cpu": lambda b: b.gpu(False),
+    "always-device": lambda b: b.min_offload_bytes(0),
+    "1 MB rule": lambda b: b.min_offload_bytes(1_000_000),
+}
+
+
+def run_policy(policy: str, device: str, calls) -> tuple[float, dict]:
+    runtime = acc.init(POLICIES[policy](acc.Config.builder().device(device)).build())
+    if policy == "calibrated":
+        runtime.calibration(device)  # measured once per machine and cached: not part of the workload
+    decorated = {name: acc.gpu(f) for name, f in FUNCTIONS.items()}
+    start = time.perf_counter()
+    for name, args in calls:
+        decorated[name](*args)
+    return time.perf_counter() - start, runtime.stats()
+
+
+def gpu_map_rows(device: str, count: int, n: int, repeat: int) -> tuple[float, float, float, float]:
+    rng = np.random.default_rng(1)
+    matrices = [rng.random((n, n)) for _ in range(count)]
+    acc.init(acc.Config.builder().device(device).build())
+    f = acc.gpu(standardise_gram)
+    piped, looped = [], []
+    f(matrices[0])  # warm-up (and the bucket's traced first call)
+    for _ in range(repeat):
+        start = time.perf_counter()
+        acc.par_iter(matrices).gpu_map(f).collect()
+        piped.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        [f(m) for m in matrices]
+        looped.append(time.perf_counter() - start)
+    return statistics.median(piped), statistics.median(looped), min(piped), max(piped)
+
+
+def overhead_us(repeat: int = 5) -> tuple[float, float]:
+    acc.init(acc.Config.builder().gpu(False).build())
+
+    def identity(x):
+        return x
+
+    decorated, x = acc.gpu(identity), np.ones(10)
+    rounds = []
+    for _ in range(repeat):
+        plain = min(timeit.repeat(lambda: identity(x), number=20000, repeat=3)) / 20000
+        wrapped = min(timeit.repeat(lambda: decorated(x), number=20000, repeat=3)) / 20000
+        rounds.append((wrapped - plain) * 1e6)
+    return statistics.median(rounds), max(rounds) - min(rounds)
+
+
+def model_overhead_us(device: str, repeat: int = 5) -> float:
+    """The decorator's cost when the cost model decides (CPU) for a call it has seen before."""
+    runtime = acc.init(acc.Config.builder().device(device).build())
+    runtime.calibration(device)
+
+    def identity(x):
+        return x
+
+    decorated, x = acc.gpu(identity), np.ones(10)
+    for _ in range(50):
+        decorated(x)
+    rounds = []
+    for _ in range(repeat):
+        plain = min(timeit.repeat(lambda: identity(x), number=20000, repeat=3)) / 20000
+        wrapped = min(timeit.repeat(lambda: decorated(x), number=20000, repeat=3)) / 20000
+        rounds.append((wrapped - plain) * 1e6)
+    return statistics.median(rounds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (largest input 128 MiB)")
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--devices", default=None, help="offload targets (default: every device present, and cpu)")
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+    present = [d["device"] for d in acc.devices() if d["device"] != "cpu"]
+    targets = args.devices.split(",") if args.devices else present + ["cpu"]
+    calls = workload(args.quick)
+    sizes = [sum(a.nbytes for a in c[1]) for c in calls]
+    print(f"# {len(calls)} calls, inputs {min(sizes) / 1e3:.1f} KB to {max(sizes) / 1e9:.2f} GB; "
+          f"CPU: {acc.devices()[0]['name']}, {os.cpu_count()} threads; numpy {np.__version__}; "
+          f"python {sys.version.split()[0]}", flush=True)
+    for device in targets:
+        totals = {p: [] for p in POLICIES}
+        last = {}
+        for round_ in range(args.repeat):
+            order = list(POLICIES) if round_ % 2 == 0 else list(reversed(POLICIES))
+            for policy in order:
+                seconds, stats = run_policy(policy, device, calls)
+                totals[policy].append(seconds)
+                last[policy] = stats
+        cal = acc.get_runtime().stats()
+        print(f"\n## target {device}\n")
+        print("| policy | total s (median) | spread | vs calibrated | offloaded | kept on CPU |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        best = statistics.median(totals["calibrated"])
+        for policy, values in totals.items():
+            med = statistics.median(values)
+            s = last[policy]
+            print(f"| {policy} | {med:.2f} | {max(values) / min(values):.2f}x | {med / best:.2f}x | "
+                  f"{s['offloaded']} | {s['kept_on_cpu']} |")
+        s = last["calibrated"]
+        print(f"\ncalibrated: median prediction error {100 * s['median_prediction_error']:.1f}% over "
+              f"{s['predicted_calls']} predicted calls; {s['traced_calls']} traced first calls; "
+              f"calibration {cal['calibration']}")
+        count, n = (20, 500) if args.quick else (100, 1000)
+        piped, looped, lo, hi = gpu_map_rows(device, count, n, args.repeat)
+        print(f"par_iter({count} matrices {n}x{n}).gpu_map(standardise_gram): {piped:.2f} s vs "
+              f"[gpu(f)(m) ...] {looped:.2f} s: {looped / piped:.2f}x (gpu_map spread {hi / lo:.2f}x)")
+        print(f"@gpu overhead when the model keeps a seen call on the CPU: {model_overhead_us(device):.1f} us")
+    forced, spread = overhead_us()
+    print(f"\n@gpu overhead with the CPU forced: {forced:.1f} us (spread {spread:.1f} us)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""Measured rates of the CPU (NumPy), the device (Accelera) and the link between them, cached on disk.
+
+Note [Calibration]
+The cost model prices a call from a handful of rates measured once per machine: per target (the CPU running
+NumPy, the device running Accelera's ops), GEMM FLOP/s per float dtype, streaming bandwidth (``a + b``),
+transcendental throughput (``exp``) and the fixed cost of one op; per direction of the host-device link, a
+latency ``alpha`` and a bandwidth (t = alpha + bytes / bandwidth, fitted over 1 KiB .. 8 MiB), for pageable
+NumPy memory and for Accelera's pinned staging path. Measuring takes about a second; the result is kept
+in a JSON file (``ACCELERA_CALIBRATION``: another path, or "off" to measure in every process) under a key
+naming the device, its driver, the CPU and the library versions, so another machine or a new driver
+measures again. A file that cannot be read is measured again, rewritten (to a temporary, renamed into
+place) and counted in ``runtime.stats()["calibration_rebuilt"]``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .. import _core
+
+_log = logging.getLogger("accelera.offload")
+FORMAT = 1
+
+
+@dataclass
+class Rates:
+    """One execution target."""
+
+    gemm_flops: dict = field(default_factory=dict)  # float dtype name -> FLOP/s
+    stream_bytes_per_s: float = 1e10
+    transcendental_per_s: float = 1e9  # elements per second
+    op_s: float = 1e-6  # fixed cost of one op (dispatch, launch)
+
+    def gemm(self, dtype: str) -> float:
+        return self.gemm_flops.get(dtype) or self.gemm_flops.get("float64") or 1e10
+
+
+@dataclass
+class Link:
+    """One direction of a transfer: t = alpha_s + bytes / bytes_per_s."""
+
+    alpha_s: float = 1e-5
+    bytes_per_s: float = 1e10
+
+    def seconds(self, nbytes: int) -> float:
+        return 0.0 if nbytes <= 0 else self.alpha_s + nbytes / self.bytes_per_s
+
+
+@dataclass
+class Calibration:
+    key: str
+    cpu: Rates
+    device: Rates
+    upload: Link  # pageable NumPy memory -> device
+    download: Link
+    upload_pinned: Link  # through the pinned staging buffers (par_iter's pipeline)
+    seconds_to_measure: float = 0.0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict) -> "Calibration":
+        def rates(d):
+            r = Rates(**d)
+            if not all(isinstance(v, float) and v > 0 for v in r.gemm_flops.values()):
+                raise ValueError("bad gemm rates")
+            for v in (r.stream_bytes_per_s, r.transcendental_per_s, r.op_s):
+                if not isinstance(v, (int, float)) or not v > 0:
+                    raise ValueError(f"bad rate {v!r}")
+            return r
+
+        def link(d):
+            k = Link(**d)
+            if not (k.alpha_s >= 0 and k.bytes_per_s > 0):
+                raise ValueError("bad link")
+            return k
+
+        return Calibration(data["key"], rates(data["cpu"]), rates(data["device"]), link(data["upload"]),
+                           link(data["download"]), link(data["upload_pinned"]), float(data["seconds_to_measure"]))
+
+
+def _median_time(fn, repeat: int = 5, sync=None) -> float:
+    fn()
+    if sync:
+        sync()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        if sync:
+            sync()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _fit(sizes, times) -> Link:
+    """Least-squares alpha and bandwidth over (bytes, seconds)."""
+    x, y = np.asarray(sizes, float), np.asarray(times, float)
+    slope, intercept = np.polyfit(x, y, 1)
+    slope = max(slope, 1e-13)
+    return Link(alpha_s=max(float(intercept), 0.0), bytes_per_s=float(1.0 / slope))
+
+
+_LINK_SIZES = (1 << 10, 1 << 16, 1 << 20, 1 << 23)
+_STREAM_ELEMENTS = 1 << 23
+
+
+def _measure_cpu() -> Rates:
+    rates = Rates()
+    for dtype in ("float32", "float64"):
+        a = np.ones((384, 384), dtype)
+        rates.gemm_flops[dtype] = 2 * 384 ** 3 / _median_time(lambda: a @ a)
+    x = np.ones(_STREAM_ELEMENTS)  # 64 MiB: beyond the caches, as the calls worth offloading are
+    out = np.empty_like(x)
+    rates.stream_bytes_per_s = 3 * x.nbytes / _median_time(lambda: np.add(x, x, out=out))
+    y = x[: 1 << 19]
+    rates.transcendental_per_s = y.size / _median_time(lambda: np.exp(y))
+    tiny = np.ones(8)
+    rates.op_s = _median_time(lambda: [tiny + tiny for _ in range(100)]) / 100
+    return rates
+
+
+def _measure_device(device: str) -> Rates:
+    import accelera as acc
+
+    def sync():
+        _core._synchronize(device)
+
+    rates = Rates()
+    for dtype in ("float32", "float64"):
+        if acc.supports(device, "matmul", dtype):
+            a = acc.ones((384, 384), dtype=dtype, device=device)
+            rates.gemm_flops[dtype] = 2 * 384 ** 3 / _median_time(lambda: acc.matmul(a, a), sync=sync)
+    dtype = "float64" if acc.supports(device, "add", "float64") else "float32"
+    x = acc.ones((_STREAM_ELEMENTS,), dtype=dtype, device=device)
+    rates.stream_bytes_per_s = 3 * x.nbytes / _median_time(lambda: acc.add(x, x), sync=sync)
+    y = acc.ones((1 << 19,), dtype=dtype, device=device)
+    rates.transcendental_per_s = (1 << 19) / _median_time(lambda: acc.exp(y), sync=sync)
+    tiny = acc.ones((8,), dtype=dtype, device=device)
+    rates.op_s = _median_time(lambda: [acc.add(tiny, tiny) for _ in range(50)], sync=sync) / 50
+    return rates
+
+
+def _measure_links(device: str) -> tuple[Link, Link, Link]:
+    import accelera as acc
+
+    up, down, pinned = [], [], []
+    for nbytes in _LINK_SIZES:
+        host = np.ones(nbytes // 8)
+        on_device = acc.asarray(host, device=device)
+        up.append(_median_time(lambda: acc.asarray(host, device=device), repeat=3))
+        down.append(_median_time(lambda: np.asarray(on_device), repeat=3))
+        if hasattr(_core, "_stage_upload"):
+            pinned.append(_median_time(lambda: _core._stage_upload(host, device).wait(), repeat=3))
+    upload, download = _fit(_LINK_SIZES, up), _fit(_LINK_SIZES, down)
+    return upload, download, (_fit(_LINK_SIZES, pinned) if pinned else upload)
+
+
+def calibration_key(device: str) -> str:
+    import accelera as acc
+
+    info = next(d for d in _core.devices() if d["device"] == device)
+    cpu = next(d for d in _core.devices() if d["device"] == "cpu")
+    return " | ".join([device, info["name"], info["vendor"], info.get("driver", ""), str(info["total_memory"]),
+                       cpu["name"], str(os.cpu_count()), platform.machine(), f"accelera {acc.__version__}",
+                       f"numpy {np.__version__}"])
+
+
+def measure(device: str) -> Calibration:
+    start = time.perf_counter()
+    cpu, dev = _measure_cpu(), _measure_device(device)
+    upload, download, pinned = _measure_links(device)
+    return Calibration(calibration_key(device), cpu, dev, upload, download, pinned, time.perf_counter() - start)
+
+
+def cache_path() -> str | None:
+    """Where calibrations are kept: ``ACCELERA_CALIBRATION`` (a file; "off" keeps none), else the user's
+    cache directory."""
+    setting = os.environ.get("ACCELERA_CALIBRATION")
+    if setting is not None and setting.strip().lower() in ("off", "0", "none", "false", ""):
+        return None
+    if setting:
+        return os.path.abspath(os.path.expanduser(setting))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "accelera", "offload-calibration.json")
+
+
+def _write(path: str, entries: dict) -> None:
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".calibration-", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump({"format": FORMAT, "entries": entries}, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def load_or_measure(device: str) -> tuple[Calibration, str]:
+    """The calibration for ``device`` and where it came from: "cache", "measured" or "rebuilt" (the file
+    could not be read)."""
+    path, key = cache_path(), calibration_key(device)
+    if path is None:
+        return measure(device), "measured"
+    entries, source = {}, "measured"
+    if os.path.exists(path):
+        try:
+            with open(path) as f:
+                data = json.load(f)
+            if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), dict):
+                raise ValueError("not a calibration file of this format")
+            entries = data["entries"]
+            if key in entries:
+                return Calibration.from_json(entries[key]), "cache"
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            _log.warning("calibration file %s cannot be read (%s): measuring again", path, exc)
+            entries, source = {}, "rebuilt"
+    calibration = measure(device)
+    entries[key] = calibration.to_json()
+    _write(path, entries)
+    return calibration, source

@@ -1,0 +1,186 @@
+"""The cost model: where a decorated call runs, from calibrated rates and the history of earlier calls.
+
+Note [Offload decisions]
+Calls are grouped into buckets: the function, the dtypes and places (host or device) of its arrays, and
+their total size to a quarter of an octave. A bucket's first call runs on the CPU, traced (Note [Tracing a
+call]); the trace gives a roofline price on either target — per op, the larger of FLOPs over the target's
+GEMM rate and bytes over its bandwidth, plus its fixed cost — and the measured time minus the CPU's roofline
+is the interpreter's share, which both targets pay. Transfers are priced by the link's alpha-beta model,
+and only for data that must move: arrays already on the device cost nothing to use there, and a result the
+caller keeps there is not copied back. Until a target has 10 samples in a bucket its prediction is the
+roofline scaled by the median measured/predicted ratio seen so far; from 10 samples on it is the mean of the
+samples (scaled to the call's size) after dropping those more than 3 robust deviations from their median,
+as StarPU's history models do. A bucket without device samples scales the device's roofline by the median
+measured/roofline ratio of the last device calls of every bucket, so that a device which runs slower than
+its rates promise (PoCL on the CPU's own cores, for one) is learnt once, not once per bucket. The cheaper
+prediction wins; a device prediction within 25% of the CPU's is
+tried once, so that a pessimistic roofline cannot keep a bucket off the device for ever.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import deque
+from dataclasses import dataclass, field
+
+from ._calibration import Calibration, Rates
+from ._trace import Trace
+
+HISTORY_MIN = 10
+HISTORY_MAX = 32
+EXPLORE_WITHIN = 1.25
+
+
+@dataclass
+class Call:
+    """What the model knows of a call before running it."""
+
+    host_bytes: int  # arrays on the host, to upload for the device
+    device_bytes: int  # arrays already on the device, to download for the CPU
+    keep: bool  # results stay on the device
+
+    @property
+    def nbytes(self) -> int:
+        return self.host_bytes + self.device_bytes
+
+
+@dataclass
+class Decision:
+    target: str  # "cpu" or "device"
+    reason: str
+    predicted_cpu_s: float | None = None
+    predicted_device_s: float | None = None
+
+    @property
+    def predicted_s(self) -> float | None:
+        return self.predicted_cpu_s if self.target == "cpu" else self.predicted_device_s
+
+
+def robust_mean(values) -> float:
+    """The mean of the values within 3 robust deviations (1.4826 MAD) of their median."""
+    med = statistics.median(values)
+    mad = statistics.median(abs(v - med) for v in values) * 1.4826
+    kept = [v for v in values if abs(v - med) <= 3 * mad] if mad > 0 else [med]
+    return sum(kept) / len(kept)
+
+
+class History:
+    """Measured seconds of one target in one bucket, with the prior each was predicted from."""
+
+    def __init__(self):
+        self.samples = deque(maxlen=HISTORY_MAX)  # (nbytes, seconds, prior seconds)
+        self.added = 0
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def add(self, nbytes: int, seconds: float, prior: float) -> None:
+        self.samples.append((max(nbytes, 1), seconds, prior))
+        self.added += 1
+
+    def predict(self, nbytes: int, prior: float, exponent: float) -> float:
+        if not self.samples:
+            return prior
+        if len(self.samples) < HISTORY_MIN:
+            return prior * statistics.median(s / p for _, s, p in self.samples if p > 0) if prior > 0 else prior
+        n = max(nbytes, 1)
+        return robust_mean([s * (n / b) ** exponent for b, s, _ in self.samples])
+
+
+def size_bucket(nbytes: int) -> int:
+    return int(4 * math.log2(nbytes + 1))
+
+
+def op_seconds(op, rates: Rates) -> float:
+    memory = op.nbytes / rates.stream_bytes_per_s
+    if op.kind == "gemm":
+        work = op.flops / rates.gemm(op.dtype)
+    elif op.kind == "factorisation":
+        work = op.flops / (0.25 * rates.gemm(op.dtype))  # factorisations reach a fraction of GEMM's rate
+    elif op.kind == "transcendental":
+        work = op.elements / rates.transcendental_per_s
+    else:
+        work = 0.0
+    return max(memory, work) + rates.op_s
+
+
+def roofline(trace: Trace, rates: Rates) -> float:
+    return sum(op_seconds(op, rates) for op in trace.ops)
+
+
+@dataclass
+class Bucket:
+    trace: Trace | None = None
+    traced_bytes: int = 1
+    exponent: float = 1.0  # how time grows with bytes: 1 for streaming work, 1.5 for GEMM-bound work
+    interpreter_s: float = 0.0
+    roofline_cpu_s: float = 0.0  # of the traced call's ops
+    roofline_device_s: float = 0.0
+    blocked: str | None = None  # why the device cannot run this bucket's calls
+    explored: bool = False
+    cpu: History = field(default_factory=History)
+    device: History = field(default_factory=History)
+    # Predictions per call shape, valid until the history changes enough to move them (see learn()).
+    _predictions: dict = field(default_factory=dict)
+
+    def learn_trace(self, trace: Trace, nbytes: int, measured_s: float, calibration: Calibration) -> None:
+        self.trace, self.traced_bytes = trace, max(nbytes, 1)
+        self.roofline_cpu_s = roofline(trace, calibration.cpu)
+        self.roofline_device_s = roofline(trace, calibration.device)
+        gemm = sum(op_seconds(op, calibration.cpu) for op in trace.ops if op.kind in ("gemm", "factorisation"))
+        self.exponent = 1.5 if self.roofline_cpu_s > 0 and gemm > 0.5 * self.roofline_cpu_s else 1.0
+        self.interpreter_s = max(0.0, measured_s - self.roofline_cpu_s)
+        if trace.unsupported:
+            self.blocked = "Accelera has no " + ", ".join(trace.unsupported)
+        self._predictions.clear()
+
+    def priors(self, call: Call, calibration: Calibration) -> tuple[float, float]:
+        """Roofline seconds of the call on the CPU and on the device, transfers included."""
+        scale = (max(call.nbytes, 1) / self.traced_bytes) ** self.exponent
+        cpu = self.roofline_cpu_s * scale + self.interpreter_s + calibration.download.seconds(call.device_bytes)
+        device = self.roofline_device_s * scale + self.interpreter_s + calibration.upload.seconds(call.host_bytes)
+        if not call.keep and self.trace is not None:
+            device += calibration.download.seconds(int(self.trace.output_bytes * scale ** (1 / self.exponent)))
+        return cpu, device
+
+    def _predict(self, call: Call, calibration: Calibration):
+        shape = (call.host_bytes, call.device_bytes, call.keep)
+        found = self._predictions.get(shape)
+        if found is None:
+            prior_cpu, prior_device = self.priors(call, calibration)
+            found = (prior_cpu, prior_device, self.cpu.predict(call.nbytes, prior_cpu, self.exponent),
+                     self.device.predict(call.nbytes, prior_device, self.exponent))
+            if len(self._predictions) > 64:
+                self._predictions.clear()
+            self._predictions[shape] = found
+        return found
+
+    def decide(self, call: Call, calibration: Calibration, device_ratio: float = 1.0) -> Decision:
+        """``device_ratio``: how much slower than their rooflines device calls have run so far, in every
+        bucket (Runtime.device_ratio); it scales the device's prior here until this bucket has samples."""
+        if self.trace is None:
+            return Decision("cpu", "first call at this size: measured and traced on the CPU")
+        _, prior_device, cpu, device = self._predict(call, calibration)
+        if not len(self.device):
+            device = prior_device * device_ratio
+        if self.blocked:
+            return Decision("cpu", f"the device cannot run it: {self.blocked}", cpu, None)
+        if device < cpu:
+            return Decision("device", "predicted faster on the device", cpu, device)
+        if not self.explored and not len(self.device) and device < EXPLORE_WITHIN * cpu:
+            self.explored = True
+            return Decision("device", "close call: trying the device once", cpu, device)
+        return Decision("cpu", "predicted faster on the CPU", cpu, device)
+
+    def learn(self, decision: Decision, call: Call, measured_s: float, calibration: Calibration) -> float:
+        """Adds the sample; returns measured / roofline for it (what Runtime.device_ratio is made of)."""
+        prior_cpu, prior_device = self.priors(call, calibration)
+        prior = prior_cpu if decision.target == "cpu" else prior_device
+        history = self.cpu if decision.target == "cpu" else self.device
+        history.add(call.nbytes, measured_s, prior)
+        # Early samples move the prediction a lot; later ones are re-read every 8 calls, which keeps the
+        # decision's cost flat (robust statistics over 32 samples cost more than a small call itself).
+        if len(history) <= HISTORY_MIN or history.added % 8 == 0:
+            self._predictions.clear()
+        return measured_s / prior if prior > 0 else 1.0

@@ -1,0 +1,190 @@
+"""The process's offload runtime: its configuration, target device, cost model and statistics."""
+
+from __future__ import annotations
+
+import logging
+import statistics
+import threading
+from collections import deque
+
+from .. import _core
+from ._calibration import Calibration, cache_path, load_or_measure
+from ._config import Config
+from ._gpu_info import GpuInfo
+from ._model import Bucket, Call, Decision, size_bucket
+
+_log = logging.getLogger("accelera.offload")
+DECISIONS_KEPT = 1000
+
+
+def resolve_device(device) -> str | None:
+    """A device string for ``device`` (None: the first CUDA device, else the first OpenCL device; an int:
+    that index of the same kind), or None when there is no such device kind at all. An explicit device that
+    does not exist raises DeviceError."""
+    present = [d["device"] for d in _core.devices() if d["kind"] != "cpu"]
+    kinds = [k for k in ("cuda", "opencl") if any(p.startswith(k + ":") for p in present)]
+    if device is None:
+        return next((p for k in kinds for p in present if p.startswith(k + ":")), None)
+    if isinstance(device, int):
+        if not kinds:
+            raise _core.DeviceError(f"no device {device}: this machine has no CUDA or OpenCL device")
+        device = f"{kinds[0]}:{device}"
+    if device not in present and device != "cpu":  # "cpu": Accelera's own CPU kernels, named explicitly
+        raise _core.DeviceError(f"no device {device!r}; present: {', '.join(present) or 'none'}")
+    return device
+
+
+class Runtime:
+    """What ``accelera.get_runtime()`` returns: ``config``, ``gpu`` (None without a device) and ``stats()``."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self._lock = threading.Lock()
+        self._buckets: dict = {}
+        self._calibrations: dict = {}
+        self._decisions = deque(maxlen=DECISIONS_KEPT)
+        self._errors = deque(maxlen=DECISIONS_KEPT)
+        self._counts = dict(calls=0, offloaded=0, kept_on_cpu=0, fallbacks=0, traced_calls=0, bytes_to_device=0,
+                            bytes_to_host=0, calibration_rebuilt=0)
+        self._calibration_source = None
+        self._device_ratios = deque(maxlen=16)  # measured / roofline of first device runs, every bucket
+        self.gpu = None if config.force_cpu else self._gpu(config.device)
+
+    @staticmethod
+    def _gpu(device) -> GpuInfo | None:
+        resolved = resolve_device(device)
+        return GpuInfo(resolved) if resolved else None
+
+    def __repr__(self) -> str:
+        return f"Runtime(gpu={self.gpu!r}, config={self.config!r})"
+
+    # --- calibration -------------------------------------------------------------------------------
+    def calibration(self, device: str) -> Calibration:
+        """The rates for ``device`` (measured, or read from the cache, on first use)."""
+        with self._lock:
+            found = self._calibrations.get(device)
+        if found is not None:
+            return found
+        calibration, source = load_or_measure(device)
+        with self._lock:
+            self._calibrations.setdefault(device, calibration)
+            self._calibration_source = source
+            if source == "rebuilt":
+                self._counts["calibration_rebuilt"] += 1
+        _log.info("offload calibration for %s: %s (%s)", device, source, cache_path() or "not cached")
+        return self._calibrations[device]
+
+    def set_calibration(self, device: str, calibration: Calibration) -> None:
+        """Use ``calibration`` for ``device`` instead of measuring (for tests and what-if studies)."""
+        with self._lock:
+            self._calibrations[device] = calibration
+            self._calibration_source = "given"
+
+    # --- decisions ---------------------------------------------------------------------------------
+    def decide(self, key, call: Call, device: str) -> tuple[Decision, Bucket | None]:
+        limit = self.config.min_offload_bytes
+        if limit is not None:
+            free = next((d["free_memory"] for d in _core.devices() if d["device"] == device), 0)
+            if call.nbytes >= limit and 2 * call.host_bytes <= free:
+                return Decision("device", f"fixed rule: {call.nbytes} >= {limit} bytes"), None
+            return Decision("cpu", f"fixed rule: {call.nbytes} < {limit} bytes or too large for free memory"), None
+        calibration = self.calibration(device)
+        full_key = key + (size_bucket(call.nbytes),)
+        with self._lock:
+            bucket = self._buckets.get(full_key)
+            if bucket is None:
+                bucket = self._buckets[full_key] = Bucket()
+            return bucket.decide(call, calibration, self._device_ratio()), bucket
+
+    def learn(self, bucket: Bucket | None, decision: Decision, call: Call, measured_s: float, device: str,
+              trace=None) -> None:
+        if bucket is None:
+            return
+        calibration = self.calibration(device)
+        with self._lock:
+            if trace is not None:
+                bucket.learn_trace(trace, call.nbytes, measured_s, calibration)
+            ratio = bucket.learn(decision, call, measured_s, calibration)
+            if decision.target == "device" and len(bucket.device) == 1:  # a bucket's first device run
+                self._device_ratios.append(ratio)
+
+    def _device_ratio(self) -> float:
+        """The median of the first device runs' measured/roofline ratios (1 before any; at least 1/4)."""
+        return max(0.25, statistics.median(self._device_ratios)) if self._device_ratios else 1.0
+
+    def block(self, bucket: Bucket | None, why: str) -> None:
+        if bucket is not None:
+            with self._lock:
+                bucket.blocked = why
+
+    def record(self, function: str, decision: Decision, call: Call, measured_s: float, moved_up: int,
+               moved_down: int, fallback: bool = False, traced: bool = False) -> None:
+        predicted = decision.predicted_s
+        entry = {"function": function, "target": decision.target, "reason": decision.reason, "bytes": call.nbytes,
+                 "predicted_s": predicted, "predicted_cpu_s": decision.predicted_cpu_s,
+                 "predicted_device_s": decision.predicted_device_s, "measured_s": measured_s}
+        with self._lock:
+            counts = self._counts
+            counts["calls"] += 1
+            counts["offloaded" if decision.target == "device" and not fallback else "kept_on_cpu"] += 1
+            counts["fallbacks"] += fallback
+            counts["traced_calls"] += traced
+            counts["bytes_to_device"] += moved_up
+            counts["bytes_to_host"] += moved_down
+            self._decisions.append(entry)
+            if predicted is not None and measured_s > 0 and not fallback:
+                self._errors.append(abs(predicted - measured_s) / measured_s)
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("%s -> %s (%s): predicted %s s, measured %.3g s", function, decision.target, decision.reason,
+                       "-" if predicted is None else f"{predicted:.3g}", measured_s)
+
+    def stats(self) -> dict:
+        """Counts of calls (``calls``, ``offloaded``, ``kept_on_cpu``, ``fallbacks``, ``traced_calls``), bytes moved
+        each way, the last 1000 decisions with predicted and measured seconds, and the median relative
+        prediction error over the calls the model predicted (traced first calls and fixed-rule calls have no
+        prediction)."""
+        with self._lock:
+            out = dict(self._counts)
+            out["bytes_moved"] = out["bytes_to_device"] + out["bytes_to_host"]
+            out["decisions"] = list(self._decisions)
+            out["median_prediction_error"] = statistics.median(self._errors) if self._errors else None
+            out["predicted_calls"] = len(self._errors)
+            out["device"] = self.gpu.device if self.gpu else None
+            out["calibration"] = self._calibration_source
+            out["calibration_path"] = cache_path()
+            out["buckets"] = len(self._buckets)
+        return out
+
+    def reset_stats(self) -> None:
+        with self._lock:
+            for k in self._counts:
+                self._counts[k] = 0 if k != "calibration_rebuilt" else self._counts[k]
+            self._decisions.clear()
+            self._errors.clear()
+
+
+_runtime: Runtime | None = None
+_runtime_lock = threading.Lock()
+
+
+def init(config: Config | None = None) -> Runtime:
+    """Start the offload runtime with ``config`` (default: ``Config()``); replaces an earlier one, with its
+    history (calibrations measured in this process are kept on disk)."""
+    global _runtime
+    if config is not None and not isinstance(config, Config):
+        raise _core.ArgumentError(f"init() takes a Config, got {type(config).__name__}")
+    runtime = Runtime(config or Config())
+    with _runtime_lock:
+        _runtime = runtime
+    return runtime
+
+
+def get_runtime() -> Runtime:
+    """The running offload runtime (started with the default Config on first use)."""
+    runtime = _runtime
+    if runtime is None:
+        with _runtime_lock:
+            if _runtime is None:
+                globals()["_runtime"] = Runtime(Config())
+            runtime = _runtime
+    return runtime

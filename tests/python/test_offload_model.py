@@ -1,0 +1,147 @@
+"""The offload cost model on synthetic calibrations: pure and deterministic (no timing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import accelera as acc
+from accelera.offload import _model, _trace
+from accelera.offload._calibration import Calibration, Link, Rates
+from accelera.offload._model import Bucket, Call, History, robust_mean
+
+
+def calibration(device_speedup: float, link_bytes_per_s: float = 1e10) -> Calibration:
+    cpu = Rates(gemm_flops={"float64": 1e11, "float32": 2e11}, stream_bytes_per_s=1e10, transcendental_per_s=1e9,
+                op_s=1e-6)
+    dev = Rates(gemm_flops={k: v * device_speedup for k, v in cpu.gemm_flops.items()},
+                stream_bytes_per_s=1e10 * device_speedup, transcendental_per_s=1e9 * device_speedup, op_s=1e-5)
+    link = Link(alpha_s=1e-5, bytes_per_s=link_bytes_per_s)
+    return Calibration("synthetic", cpu, dev, link, link, link)
+
+
+def gemm_trace(n: int) -> _trace.Trace:
+    nbytes = 3 * n * n * 8
+    return _trace.Trace([_trace.Op("matmul", "gemm", "float64", nbytes, 2.0 * n ** 3, n * n, True)],
+                        output_bytes=n * n * 8)
+
+
+def traced_bucket(n: int, cal: Calibration) -> tuple[Bucket, Call]:
+    bucket, call = Bucket(), Call(host_bytes=2 * n * n * 8, device_bytes=0, keep=False)
+    trace = gemm_trace(n)
+    bucket.learn_trace(trace, call.nbytes, _model.roofline(trace, cal.cpu), cal)
+    return bucket, call
+
+
+def test_first_call_is_traced_on_the_cpu():
+    decision = Bucket().decide(Call(800, 0, False), calibration(10.0))
+    assert decision.target == "cpu" and "traced" in decision.reason and decision.predicted_s is None
+
+
+@pytest.mark.parametrize("n, speedup, want", [(2000, 20.0, "device"), (8, 20.0, "cpu"), (2000, 0.5, "cpu")])
+def test_roofline_decision(n, speedup, want):
+    cal = calibration(speedup)
+    bucket, call = traced_bucket(n, cal)
+    decision = bucket.decide(call, cal)
+    assert decision.target == want
+    # The prediction is the roofline: GEMM FLOPs at the device's rate plus moving A, B and C.
+    expected_device = 2.0 * n ** 3 / (1e11 * speedup) + 1e-5 + cal.upload.seconds(call.host_bytes) \
+        + cal.download.seconds(n * n * 8)
+    assert decision.predicted_device_s == pytest.approx(max(expected_device, 3 * n * n * 8 / (1e10 * speedup) + 1e-5
+                                                            + cal.upload.seconds(call.host_bytes)
+                                                            + cal.download.seconds(n * n * 8)), rel=1e-9)
+
+
+def test_a_slow_link_keeps_streaming_work_on_the_cpu():
+    # x + 1 over 8 MB: 20x faster compute cannot pay for a 1 GB/s link.
+    trace = _trace.Trace([_trace.Op("add", "stream", "float64", 16_000_000, 1e6, 1_000_000, True)], 8_000_000)
+    for link, want in ((1e9, "cpu"), (1e12, "device")):
+        cal = calibration(20.0, link)
+        bucket, call = Bucket(), Call(8_000_000, 0, False)
+        bucket.learn_trace(trace, call.nbytes, _model.roofline(trace, cal.cpu), cal)
+        assert bucket.decide(call, cal).target == want
+
+
+def test_data_on_the_device_costs_nothing_to_use_there():
+    trace = _trace.Trace([_trace.Op("add", "stream", "float64", 16_000_000, 1e6, 1_000_000, True)], 8_000_000)
+    cal = calibration(2.0, 1e9)
+    bucket = Bucket()
+    bucket.learn_trace(trace, 8_000_000, _model.roofline(trace, cal.cpu), cal)
+    assert bucket.decide(Call(8_000_000, 0, False), cal).target == "cpu"
+    resident = Bucket()
+    resident.learn_trace(trace, 8_000_000, _model.roofline(trace, cal.cpu), cal)
+    assert resident.decide(Call(0, 8_000_000, True), cal).target == "device"
+
+
+def test_history_takes_over_after_ten_samples():
+    cal = calibration(20.0)
+    bucket, call = traced_bucket(2000, cal)
+    first = bucket.decide(call, cal)
+    assert first.target == "device"
+    for _ in range(_model.HISTORY_MIN):  # the device is really 100x slower than its roofline says
+        bucket.learn(first, call, 100 * first.predicted_device_s, cal)
+    later = bucket.decide(call, cal)
+    assert later.target == "cpu"
+    assert later.predicted_device_s == pytest.approx(100 * first.predicted_device_s, rel=1e-9)
+
+
+def test_outliers_are_rejected():
+    assert robust_mean([1.0] * 9 + [1000.0]) == 1.0
+    assert robust_mean([1.0, 2.0, 3.0]) == 2.0
+    history = History()
+    for s in [0.01] * 12 + [5.0]:
+        history.add(1000, s, 0.02)
+    assert history.predict(1000, 0.02, 1.0) == pytest.approx(0.01)
+    assert history.predict(2000, 0.02, 1.0) == pytest.approx(0.02)  # scaled to the call's size
+
+
+def test_before_ten_samples_the_roofline_is_scaled_by_the_measured_ratio():
+    history = History()
+    history.add(1000, 0.3, 0.1)
+    history.add(1000, 0.5, 0.1)
+    assert history.predict(1000, 0.2, 1.0) == pytest.approx(0.8)  # median ratio 4
+
+
+def test_close_calls_try_the_device_once():
+    cal = calibration(1.0, 1e15)  # as fast as the CPU, a free link: the device loses only by its op cost
+    bucket, call = traced_bucket(1000, cal)
+    tries = [bucket.decide(call, cal).target for _ in range(3)]
+    assert tries == ["device", "cpu", "cpu"]
+
+
+def test_a_function_calling_what_accelera_lacks_stays_on_the_cpu():
+    a = np.eye(4)
+    with _trace.recording() as trace:
+        _trace.unwrap(np.linalg.eigvals(_trace.wrap(a)) + _trace.wrap(a)[0])
+    assert trace.unsupported == ["numpy.linalg.eigvals"]
+    cal = calibration(1000.0)
+    bucket = Bucket()
+    bucket.learn_trace(trace, a.nbytes, 1.0, cal)
+    decision = bucket.decide(Call(a.nbytes, 0, False), cal)
+    assert decision.target == "cpu" and "numpy.linalg.eigvals" in decision.reason
+
+
+def test_trace_counts_each_op_once():
+    x = np.random.default_rng(0).random((50, 20))
+    with _trace.recording() as trace:
+        t = _trace.wrap(x)
+        result = _trace.unwrap(((t - t.mean(axis=0)) / np.std(t, axis=0)) @ t.T)
+    assert isinstance(result, np.ndarray) and type(result) is np.ndarray
+    names = [op.name for op in trace.ops]
+    assert names.count("matmul") == 1 and names[0] == "add" and "std" in names  # np.std's inner ops not counted
+    gemm = next(op for op in trace.ops if op.name == "matmul")
+    assert gemm.kind == "gemm" and gemm.flops == 2.0 * 50 * 50 * 20
+    assert not trace.unsupported
+
+
+def test_config_validation():
+    with pytest.raises(acc.ArgumentError, match="fallback"):
+        acc.Config.builder().fallback("retry")
+    with pytest.raises(acc.ArgumentError, match="min_offload_bytes"):
+        acc.Config.builder().min_offload_bytes(-1)
+    with pytest.raises(acc.ArgumentError, match="gpu"):
+        acc.Config.builder().gpu("yes")
+    with pytest.raises(acc.ArgumentError, match="Config"):
+        acc.init("gpu")
+    config = acc.Config.builder().gpu(True).device("cpu").fallback("cpu").min_offload_bytes(None).build()
+    assert (config.gpu, config.device, config.fallback, config.min_offload_bytes) == (True, "cpu", "cpu", None)
