@@ -13,8 +13,9 @@ the target, against NumPy), the same sequence of decorated calls runs under four
 
 The workload has 200+ calls of matmul (float32 and float64), element-wise chains (one transcendental:
 softplus), reductions and the guide's examples (standardised Gram matrix, a least-squares gradient step,
-a Monte-Carlo estimate), from 1 KB to 1 GB of input. Totals are medians over ``--repeat`` rounds, the policies interleaved within each round; the
-spread is the largest total over the smallest. Also measured: ``par_iter(matrices).gpu_map(f)`` against
+a Monte-Carlo estimate), from 1 KB to 1 GB of input. After one warm-up pass, totals are medians over
+``--repeat`` rounds, the policies interleaved (in reverse order every other round); the spread is the
+largest total over the smallest. Also measured: ``par_iter(matrices).gpu_map(f)`` against
 ``[gpu(f)(m) for m in matrices]``, and the decorator's own cost on a call it keeps on the CPU.
 """
 
@@ -123,13 +124,20 @@ def gpu_map_rows(device: str, count: int, n: int, repeat: int) -> tuple[float, f
     f = acc.gpu(standardise_gram)
     piped, looped = [], []
     f(matrices[0])  # warm-up (and the bucket's traced first call)
-    for _ in range(repeat):
+
+    def time_piped():
         start = time.perf_counter()
         acc.par_iter(matrices).gpu_map(f).collect()
         piped.append(time.perf_counter() - start)
+
+    def time_looped():
         start = time.perf_counter()
         [f(m) for m in matrices]
         looped.append(time.perf_counter() - start)
+
+    for round_ in range(repeat):  # interleaved, the order swapped every other round
+        for run in ((time_piped, time_looped) if round_ % 2 == 0 else (time_looped, time_piped)):
+            run()
     return statistics.median(piped), statistics.median(looped), min(piped), max(piped)
 
 
@@ -184,6 +192,7 @@ def main() -> None:
     for device in targets:
         totals = {p: [] for p in POLICIES}
         last = {}
+        run_policy("always-cpu", device, calls)  # warm-up: first touches of the inputs and of NumPy's temporaries
         for round_ in range(args.repeat):
             order = list(POLICIES) if round_ % 2 == 0 else list(reversed(POLICIES))
             for policy in order:

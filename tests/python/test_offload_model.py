@@ -29,7 +29,7 @@ def gemm_trace(n: int) -> _trace.Trace:
 def traced_bucket(n: int, cal: Calibration) -> tuple[Bucket, Call]:
     bucket, call = Bucket(), Call(host_bytes=2 * n * n * 8, device_bytes=0, keep=False)
     trace = gemm_trace(n)
-    bucket.learn_trace(trace, call.nbytes, _model.roofline(trace, cal.cpu), cal)
+    bucket.learn_trace(trace, call.nbytes, cal)
     return bucket, call
 
 
@@ -58,7 +58,7 @@ def test_a_slow_link_keeps_streaming_work_on_the_cpu():
     for link, want in ((1e9, "cpu"), (1e12, "device")):
         cal = calibration(20.0, link)
         bucket, call = Bucket(), Call(8_000_000, 0, False)
-        bucket.learn_trace(trace, call.nbytes, _model.roofline(trace, cal.cpu), cal)
+        bucket.learn_trace(trace, call.nbytes, cal)
         assert bucket.decide(call, cal).target == want
 
 
@@ -66,10 +66,10 @@ def test_data_on_the_device_costs_nothing_to_use_there():
     trace = _trace.Trace([_trace.Op("add", "stream", "float64", 16_000_000, 1e6, 1_000_000, True)], 8_000_000)
     cal = calibration(2.0, 1e9)
     bucket = Bucket()
-    bucket.learn_trace(trace, 8_000_000, _model.roofline(trace, cal.cpu), cal)
+    bucket.learn_trace(trace, 8_000_000, cal)
     assert bucket.decide(Call(8_000_000, 0, False), cal).target == "cpu"
     resident = Bucket()
-    resident.learn_trace(trace, 8_000_000, _model.roofline(trace, cal.cpu), cal)
+    resident.learn_trace(trace, 8_000_000, cal)
     assert resident.decide(Call(0, 8_000_000, True), cal).target == "device"
 
 
@@ -116,7 +116,7 @@ def test_a_function_calling_what_accelera_lacks_stays_on_the_cpu():
     assert trace.unsupported == ["numpy.linalg.eigvals"]
     cal = calibration(1000.0)
     bucket = Bucket()
-    bucket.learn_trace(trace, a.nbytes, 1.0, cal)
+    bucket.learn_trace(trace, a.nbytes, cal)
     decision = bucket.decide(Call(a.nbytes, 0, False), cal)
     assert decision.target == "cpu" and "numpy.linalg.eigvals" in decision.reason
 
@@ -132,6 +132,14 @@ def test_trace_counts_each_op_once():
     gemm = next(op for op in trace.ops if op.name == "matmul")
     assert gemm.kind == "gemm" and gemm.flops == 2.0 * 50 * 50 * 20
     assert not trace.unsupported
+
+
+def test_scaled_traces_grow_gemm_work_faster_than_data():
+    trace = _trace.Trace([_trace.Op("matmul", "gemm", "float64", 300, 1000.0, 100, True),
+                          _trace.Op("add", "stream", "float64", 300, 100.0, 100, True)], output_bytes=100)
+    big = trace.scaled(4.0)
+    assert [op.nbytes for op in big.ops] == [1200, 1200] and big.output_bytes == 400
+    assert big.ops[0].flops == pytest.approx(8000.0) and big.ops[1].flops == pytest.approx(400.0)
 
 
 def test_config_validation():

@@ -67,7 +67,8 @@ def chain(a, b):
 def cases(rng):
     X = rng.random((37, 11))
     return [(standardise_gram, (X,)), (train_step, (X, rng.random(37), rng.random(11))),
-            (inside_circle, (rng.random(1001), rng.random(1001))), (chain, (rng.standard_normal((13, 7)), rng.random((13, 7))))]
+            (inside_circle, (rng.random(1001), rng.random(1001))),
+            (chain, (rng.standard_normal((13, 7)), rng.random((13, 7))))]
 
 
 def assert_same(got, want):
@@ -124,6 +125,18 @@ def test_decisions_are_recorded_with_predictions():
     assert stats["predicted_calls"] == 11 and stats["median_prediction_error"] >= 0
 
 
+def test_a_trace_serves_the_functions_other_sizes():
+    device = ACCELERATORS[0] if ACCELERATORS else "cpu"
+    runtime = acc.init(acc.Config.builder().device(device).build())
+    runtime.set_calibration(device, synthetic(1e-3))
+    f = acc.gpu(chain)
+    for n in (10, 100, 1000, 10000):
+        a, b = np.ones((n, 4)), np.ones((n, 4))
+        np.testing.assert_allclose(f(a, b), chain(a, b))
+    stats = runtime.stats()
+    assert stats["traced_calls"] == 1 and stats["buckets"] == 4 and stats["predicted_calls"] == 3
+
+
 def test_force_cpu(monkeypatch):
     monkeypatch.setenv("ACCELERA_FORCE_CPU", "1")
     runtime = acc.init(acc.Config.builder().gpu(True).build())
@@ -134,7 +147,8 @@ def test_force_cpu(monkeypatch):
     runtime = acc.init(acc.Config.builder().gpu(False).build())
     acc.gpu(np.sum)(np.ones(10))
     stats = runtime.stats()
-    assert stats["offloaded"] == 0 and stats["kept_on_cpu"] == 1 and stats["decisions"][0]["reason"] == "the CPU is forced"
+    assert stats["offloaded"] == 0 and stats["kept_on_cpu"] == 1
+    assert stats["decisions"][0]["reason"] == "the CPU is forced"
 
 
 def eigvals_plus_one(M):

@@ -13,14 +13,14 @@ SEED_EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "seed_examples"
 
 SAMPLE = '''
 import pytest
-from seed_harness import OFFLOAD, PYTORCH, example, waiting_on
+from seed_harness import PYTORCH, SCALE_OUT, example, waiting_on
 
 @example("accelera-docs.md", "passes")
 def test_passes():
     assert 1 + 1 == 2
 
 @example("accelera-docs.md", "waits")
-@waiting_on(OFFLOAD)
+@waiting_on(SCALE_OUT)
 def test_waits():
     import accelera
     accelera.an_api_that_does_not_exist
@@ -55,7 +55,7 @@ def test_summary_counts_examples_and_issues(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert "4 examples (" in run.stdout and "2 passing, 2 waiting" in run.stdout
     assert "accelera-docs.md: 2 examples, 1 passing, 1 waiting" in run.stdout
-    assert "1  Automatic offload runtime" in run.stdout and "1  PyTorch integration" in run.stdout
+    assert "1  Scale out" in run.stdout and "1  PyTorch integration" in run.stdout
 
 
 def test_an_example_that_starts_passing_fails_the_run(tmp_path):

@@ -7,8 +7,9 @@ transcendental throughput (``exp``) and the fixed cost of one op; per direction 
 latency ``alpha`` and a bandwidth (t = alpha + bytes / bandwidth, fitted over 1 KiB .. 8 MiB), for pageable
 NumPy memory and for Accelera's pinned staging path. Measuring takes about a second; the result is kept
 in a JSON file (``ACCELERA_CALIBRATION``: another path, or "off" to measure in every process) under a key
-naming the device, its driver, the CPU and the library versions, so another machine or a new driver
-measures again. A file that cannot be read is measured again, rewritten (to a temporary, renamed into
+naming the device, its memory, its driver (NVML's version on CUDA; OpenCL's driver version is not read
+yet), the CPU, the thread count and the library versions, so another machine or a new driver measures
+again. A file that cannot be read is measured again, rewritten (to a temporary, renamed into
 place) and counted in ``runtime.stats()["calibration_rebuilt"]``.
 """
 
@@ -26,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .. import _core
+from ._gpu_info import driver_version
 
 _log = logging.getLogger("accelera.offload")
 FORMAT = 1
@@ -171,7 +173,7 @@ def calibration_key(device: str) -> str:
 
     info = next(d for d in _core.devices() if d["device"] == device)
     cpu = next(d for d in _core.devices() if d["device"] == "cpu")
-    return " | ".join([device, info["name"], info["vendor"], info.get("driver", ""), str(info["total_memory"]),
+    return " | ".join([device, info["name"], info["vendor"], driver_version(device), str(info["total_memory"]),
                        cpu["name"], str(os.cpu_count()), platform.machine(), f"accelera {acc.__version__}",
                        f"numpy {np.__version__}"])
 

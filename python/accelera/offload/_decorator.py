@@ -155,6 +155,16 @@ class Offloaded:
             return runtime.gpu.device if runtime.gpu else None
         return resolve_device(self._device)
 
+    def offloads(self, item, device: str) -> bool:
+        """Whether the cost model would run ``self(item)`` on ``device`` (for par_iter's gpu_map)."""
+        runtime = get_runtime()
+        if runtime.config.force_cpu:
+            return False
+        inputs = _Inputs(device, (item,))
+        call = Call(inputs.host_bytes, inputs.device_bytes, self.keep)
+        decision, _ = runtime.decide((self._key, tuple(inputs.signature)), call, device)
+        return decision.target == "device"
+
     def __call__(self, *args, **kwargs):
         if getattr(_local, "depth", 0):  # inside another decorated call, which chose the place already
             return self._fn(*args, **kwargs)
@@ -165,7 +175,8 @@ class Offloaded:
             return self._run_plain(runtime, args, kwargs, keep)
         inputs = _Inputs(device, (args, kwargs))
         call = Call(inputs.host_bytes, inputs.device_bytes, keep)
-        decision, bucket = runtime.decide((self._key, tuple(inputs.signature)), call, device)
+        key = (self._key, tuple(inputs.signature))
+        decision, bucket = runtime.decide(key, call, device)
         moved = [0, 0]
         trace, fallback = None, False
         start = time.perf_counter()
@@ -192,7 +203,7 @@ class Offloaded:
                 result = self._run_cpu(args, kwargs, keep, moved, None)
         seconds = time.perf_counter() - start
         if not fallback:
-            runtime.learn(bucket, decision, call, seconds, device, trace)
+            runtime.learn(key, bucket, decision, call, seconds, device, trace)
         runtime.record(self._key[0], decision, call, seconds, moved[0], moved[1], fallback, trace is not None)
         return result
 

@@ -29,20 +29,45 @@ class _Nvml:
             self.lib.nvmlErrorString.restype = ctypes.c_char_p
             raise _core.DeviceError(f"{what} failed: {self.lib.nvmlErrorString(status).decode()} (NVML {status})")
 
+    def driver_version(self) -> str:
+        buffer = ctypes.create_string_buffer(96)
+        self._check(self.lib.nvmlSystemGetDriverVersion(buffer, ctypes.c_uint(96)), "nvmlSystemGetDriverVersion")
+        return buffer.value.decode()
+
     def utilization(self, cuda_index: int) -> float:
         handle = ctypes.c_void_p()
         visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")
         entry = visible[cuda_index].strip() if cuda_index < len(visible) and visible[0].strip() else str(cuda_index)
         if entry.isdigit():  # CUDA's order is NVML's (PCI) order when CUDA_DEVICE_ORDER=PCI_BUS_ID or one GPU
-            self._check(self.lib.nvmlDeviceGetHandleByIndex_v2(int(entry), ctypes.byref(handle)), "nvmlDeviceGetHandle")
+            status = self.lib.nvmlDeviceGetHandleByIndex_v2(int(entry), ctypes.byref(handle))
+            self._check(status, "nvmlDeviceGetHandle")
         else:  # a UUID
             self._check(self.lib.nvmlDeviceGetHandleByUUID(entry.encode(), ctypes.byref(handle)), "nvmlDeviceGetHandle")
         rates = self._Utilization()
-        self._check(self.lib.nvmlDeviceGetUtilizationRates(handle, ctypes.byref(rates)), "nvmlDeviceGetUtilizationRates")
+        status = self.lib.nvmlDeviceGetUtilizationRates(handle, ctypes.byref(rates))
+        self._check(status, "nvmlDeviceGetUtilizationRates")
         return float(rates.gpu)
 
 
 _nvml: _Nvml | None = None
+
+
+def _loaded_nvml() -> _Nvml:
+    global _nvml
+    if _nvml is None:
+        _nvml = _Nvml()
+    return _nvml
+
+
+def driver_version(device: str) -> str:
+    """The driver's version where it can be read without a device context (NVML, on CUDA); "" elsewhere."""
+    if not device.startswith("cuda"):
+        return ""
+    try:
+        return _loaded_nvml().driver_version()
+    except (OSError, _core.DeviceError) as exc:
+        _log.info("no driver version for %s: %s", device, exc)
+        return ""
 
 
 class GpuInfo:
@@ -102,13 +127,11 @@ class GpuInfo:
     def get_utilization(self) -> float:
         """Percent of the last sample period the device was busy (NVML's figure on CUDA). Where the platform
         cannot tell (OpenCL), NaN — not a guess — and ``utilization_source`` says why."""
-        global _nvml
         if self.backend != "cuda":
             _log.info("%s: %s; get_utilization() returns NaN", self.device, self.utilization_source)
             return math.nan
-        if _nvml is None:
-            try:
-                _nvml = _Nvml()
-            except OSError as exc:
-                raise _core.DeviceError(f"cannot load libnvidia-ml.so.1 for {self.device}'s utilization: {exc}") from exc
-        return _nvml.utilization(self.index)
+        try:
+            nvml = _loaded_nvml()
+        except OSError as exc:
+            raise _core.DeviceError(f"cannot load libnvidia-ml.so.1 for {self.device}'s utilization: {exc}") from exc
+        return nvml.utilization(self.index)

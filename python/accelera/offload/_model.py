@@ -2,19 +2,19 @@
 
 Note [Offload decisions]
 Calls are grouped into buckets: the function, the dtypes and places (host or device) of its arrays, and
-their total size to a quarter of an octave. A bucket's first call runs on the CPU, traced (Note [Tracing a
-call]); the trace gives a roofline price on either target — per op, the larger of FLOPs over the target's
-GEMM rate and bytes over its bandwidth, plus its fixed cost — and the measured time minus the CPU's roofline
-is the interpreter's share, which both targets pay. Transfers are priced by the link's alpha-beta model,
-and only for data that must move: arrays already on the device cost nothing to use there, and a result the
-caller keeps there is not copied back. Until a target has 10 samples in a bucket its prediction is the
-roofline scaled by the median measured/predicted ratio seen so far; from 10 samples on it is the mean of the
-samples (scaled to the call's size) after dropping those more than 3 robust deviations from their median,
-as StarPU's history models do. A bucket without device samples scales the device's roofline by the median
-measured/roofline ratio of the last device calls of every bucket, so that a device which runs slower than
-its rates promise (PoCL on the CPU's own cores, for one) is learnt once, not once per bucket. The cheaper
-prediction wins; a device prediction within 25% of the CPU's is
-tried once, so that a pessimistic roofline cannot keep a bucket off the device for ever.
+their total size to a quarter of an octave. A function's first call runs on the CPU, traced (Note [Tracing a
+call]); its trace, scaled to their sizes, also serves the function's later buckets. The trace gives a roofline price on either target: per op, the larger of FLOPs over the target's
+GEMM rate and bytes over its bandwidth, plus its fixed cost (dispatch, launch). Transfers are priced by the
+link's alpha-beta model, and only for data that must move: arrays already on the device cost nothing to use
+there, and a result the caller keeps there is not copied back. The traced call itself is no sample (tracing
+slows NumPy down, and a first call pays for cold caches). Until a target has 10 samples in a bucket,
+its prediction is the roofline scaled by the median measured/predicted ratio seen so far; from 10 samples
+on, it is the mean of the samples (scaled to the call's size) after dropping those more than 3 robust
+deviations from their median, as StarPU's history models do. A bucket without samples of a target scales
+that target's roofline by the median measured/roofline ratio of its recent calls in every bucket, so a
+device that runs slower than its rates promise (PoCL on the CPU's own cores, for one) is learnt once, not
+once per bucket. The cheaper prediction wins; a device prediction within 25% of the CPU's is tried once, so
+that a pessimistic roofline cannot keep a bucket off the device for ever.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ class Decision:
     reason: str
     predicted_cpu_s: float | None = None
     predicted_device_s: float | None = None
+    traced: bool = False  # a bucket's first call, run on the CPU to record its ops
 
     @property
     def predicted_s(self) -> float | None:
@@ -114,7 +115,6 @@ class Bucket:
     trace: Trace | None = None
     traced_bytes: int = 1
     exponent: float = 1.0  # how time grows with bytes: 1 for streaming work, 1.5 for GEMM-bound work
-    interpreter_s: float = 0.0
     roofline_cpu_s: float = 0.0  # of the traced call's ops
     roofline_device_s: float = 0.0
     blocked: str | None = None  # why the device cannot run this bucket's calls
@@ -124,13 +124,12 @@ class Bucket:
     # Predictions per call shape, valid until the history changes enough to move them (see learn()).
     _predictions: dict = field(default_factory=dict)
 
-    def learn_trace(self, trace: Trace, nbytes: int, measured_s: float, calibration: Calibration) -> None:
+    def learn_trace(self, trace: Trace, nbytes: int, calibration: Calibration) -> None:
         self.trace, self.traced_bytes = trace, max(nbytes, 1)
         self.roofline_cpu_s = roofline(trace, calibration.cpu)
         self.roofline_device_s = roofline(trace, calibration.device)
         gemm = sum(op_seconds(op, calibration.cpu) for op in trace.ops if op.kind in ("gemm", "factorisation"))
         self.exponent = 1.5 if self.roofline_cpu_s > 0 and gemm > 0.5 * self.roofline_cpu_s else 1.0
-        self.interpreter_s = max(0.0, measured_s - self.roofline_cpu_s)
         if trace.unsupported:
             self.blocked = "Accelera has no " + ", ".join(trace.unsupported)
         self._predictions.clear()
@@ -138,8 +137,8 @@ class Bucket:
     def priors(self, call: Call, calibration: Calibration) -> tuple[float, float]:
         """Roofline seconds of the call on the CPU and on the device, transfers included."""
         scale = (max(call.nbytes, 1) / self.traced_bytes) ** self.exponent
-        cpu = self.roofline_cpu_s * scale + self.interpreter_s + calibration.download.seconds(call.device_bytes)
-        device = self.roofline_device_s * scale + self.interpreter_s + calibration.upload.seconds(call.host_bytes)
+        cpu = self.roofline_cpu_s * scale + calibration.download.seconds(call.device_bytes)
+        device = self.roofline_device_s * scale + calibration.upload.seconds(call.host_bytes)
         if not call.keep and self.trace is not None:
             device += calibration.download.seconds(int(self.trace.output_bytes * scale ** (1 / self.exponent)))
         return cpu, device
@@ -156,12 +155,16 @@ class Bucket:
             self._predictions[shape] = found
         return found
 
-    def decide(self, call: Call, calibration: Calibration, device_ratio: float = 1.0) -> Decision:
-        """``device_ratio``: how much slower than their rooflines device calls have run so far, in every
-        bucket (Runtime.device_ratio); it scales the device's prior here until this bucket has samples."""
+    def decide(self, call: Call, calibration: Calibration, cpu_ratio: float = 1.0,
+               device_ratio: float = 1.0) -> Decision:
+        """``cpu_ratio``, ``device_ratio``: how much slower than their rooflines calls have run on each target
+        so far, in every bucket (Runtime._ratios); they scale a target's prior while this bucket has no
+        sample of it."""
         if self.trace is None:
-            return Decision("cpu", "first call at this size: measured and traced on the CPU")
-        _, prior_device, cpu, device = self._predict(call, calibration)
+            return Decision("cpu", "first call at this size: measured and traced on the CPU", traced=True)
+        prior_cpu, prior_device, cpu, device = self._predict(call, calibration)
+        if not len(self.cpu):
+            cpu = prior_cpu * cpu_ratio
         if not len(self.device):
             device = prior_device * device_ratio
         if self.blocked:
@@ -173,11 +176,15 @@ class Bucket:
             return Decision("device", "close call: trying the device once", cpu, device)
         return Decision("cpu", "predicted faster on the CPU", cpu, device)
 
-    def learn(self, decision: Decision, call: Call, measured_s: float, calibration: Calibration) -> float:
-        """Adds the sample; returns measured / roofline for it (what Runtime.device_ratio is made of)."""
+    def learn(self, decision: Decision, call: Call, measured_s: float, calibration: Calibration) -> float | None:
+        """Adds the sample; returns measured / roofline for it (what Runtime._ratios are made of)."""
         prior_cpu, prior_device = self.priors(call, calibration)
         prior = prior_cpu if decision.target == "cpu" else prior_device
         history = self.cpu if decision.target == "cpu" else self.device
+        if decision.traced:
+            # A traced call is no sample: it runs slower than a plain one (NumPy cannot reuse the temporaries
+            # of an ndarray subclass), and as a bucket's first call it also pays for cold caches and pages.
+            return None
         history.add(call.nbytes, measured_s, prior)
         # Early samples move the prediction a lot; later ones are re-read every 8 calls, which keeps the
         # decision's cost flat (robust statistics over 32 samples cost more than a small call itself).

@@ -7,7 +7,9 @@ i-1's result is being downloaded on its download stream; the compute stream wait
 so no host thread waits between them. ``depth`` is as many items as fit in a quarter of the device's free
 memory (at least 1, at most 8). ``f`` gets the item as Accelera arrays on the device; decorated functions
 called inside keep their results there (as with ``keep=True``), so results leave the device once, through
-the pipeline. Without a device (or with the CPU forced) ``gpu_map`` is ``map``.
+the pipeline. When ``f`` is a decorated function whose cost model keeps the first item's call on the CPU
+(a call it has not seen yet is one: its first call is traced on the CPU), the items are not moved at all:
+each call runs as it would alone. Without a device (or with the CPU forced) ``gpu_map`` is ``map``.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ class _Upload:
         self._staged = self._stage(item, device)
 
     def _stage(self, value, device):
-        if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        if isinstance(value, np.ndarray) and value.dtype.char in _decorator._HELD:  # others stay NumPy
             transfer = _core._stage_upload(value, device)
             self.transfers.append(transfer)
             return transfer
@@ -181,6 +183,10 @@ class ParIter:
             _decorator.resolve_device(device) if device is not None else (runtime.gpu.device if runtime.gpu else None))
         if target is None:
             return ParIter._map(f, items, "gpu_map")
+        if isinstance(f, _decorator.Offloaded) and items and not f.offloads(items[0], target):
+            # The cost model keeps such calls on the CPU: moving the items to the device first would only
+            # add their transfers. Run them as they would run one by one.
+            return [_call(f, item, i, "gpu_map") for i, item in enumerate(items)]
         free = next((d["free_memory"] for d in _core.devices() if d["device"] == target), 0)
         largest = max((_nbytes(item) for item in items), default=0)
         depth = max(1, min(MAX_DEPTH, (free // 4) // largest if largest else MAX_DEPTH))

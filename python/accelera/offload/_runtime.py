@@ -41,13 +41,15 @@ class Runtime:
         self.config = config
         self._lock = threading.Lock()
         self._buckets: dict = {}
+        self._traces: dict = {}  # (function, signature) -> (bytes, trace) of its latest traced call
         self._calibrations: dict = {}
         self._decisions = deque(maxlen=DECISIONS_KEPT)
         self._errors = deque(maxlen=DECISIONS_KEPT)
         self._counts = dict(calls=0, offloaded=0, kept_on_cpu=0, fallbacks=0, traced_calls=0, bytes_to_device=0,
                             bytes_to_host=0, calibration_rebuilt=0)
         self._calibration_source = None
-        self._device_ratios = deque(maxlen=16)  # measured / roofline of first device runs, every bucket
+        self._cpu_ratios = deque(maxlen=32)  # measured / roofline of recent calls, every bucket
+        self._device_ratios = deque(maxlen=32)
         self.gpu = None if config.force_cpu else self._gpu(config.device)
 
     @staticmethod
@@ -94,23 +96,31 @@ class Runtime:
             bucket = self._buckets.get(full_key)
             if bucket is None:
                 bucket = self._buckets[full_key] = Bucket()
-            return bucket.decide(call, calibration, self._device_ratio()), bucket
+                # Another size of the same function and dtypes was traced: its ops, scaled, spare this
+                # bucket a traced first call (which runs slower than NumPy, on the CPU, whatever it costs).
+                known = self._traces.get(key)
+                if known is not None:
+                    nbytes, trace = known
+                    ratio = max(call.nbytes, 1) / max(nbytes, 1)
+                    bucket.learn_trace(trace.scaled(ratio), call.nbytes, calibration)
+            return bucket.decide(call, calibration, *self._ratios()), bucket
 
-    def learn(self, bucket: Bucket | None, decision: Decision, call: Call, measured_s: float, device: str,
+    def learn(self, key, bucket: Bucket | None, decision: Decision, call: Call, measured_s: float, device: str,
               trace=None) -> None:
         if bucket is None:
             return
         calibration = self.calibration(device)
         with self._lock:
             if trace is not None:
-                bucket.learn_trace(trace, call.nbytes, measured_s, calibration)
+                bucket.learn_trace(trace, call.nbytes, calibration)
+                self._traces[key] = (call.nbytes, trace)
             ratio = bucket.learn(decision, call, measured_s, calibration)
-            if decision.target == "device" and len(bucket.device) == 1:  # a bucket's first device run
-                self._device_ratios.append(ratio)
+            if ratio is not None:
+                (self._cpu_ratios if decision.target == "cpu" else self._device_ratios).append(ratio)
 
-    def _device_ratio(self) -> float:
-        """The median of the first device runs' measured/roofline ratios (1 before any; at least 1/4)."""
-        return max(0.25, statistics.median(self._device_ratios)) if self._device_ratios else 1.0
+    def _ratios(self) -> tuple[float, float]:
+        """Per target, the median measured/roofline ratio of its recent calls (1 before any; at least 1/4)."""
+        return tuple(max(0.25, statistics.median(r)) if r else 1.0 for r in (self._cpu_ratios, self._device_ratios))
 
     def block(self, bucket: Bucket | None, why: str) -> None:
         if bucket is not None:

@@ -48,6 +48,16 @@ class Trace:
     def unsupported(self) -> list:
         return sorted({op.name for op in self.ops if not op.supported})
 
+    def scaled(self, ratio: float) -> "Trace":
+        """This trace for inputs ``ratio`` times as large: bytes and elements grow with the data, GEMM and
+        factorisation FLOPs as its 3/2 power (n^3 work over n^2 data)."""
+        def op(o: Op) -> Op:
+            power = 1.5 if o.kind in ("gemm", "factorisation") else 1.0
+            return Op(o.name, o.kind, o.dtype, int(o.nbytes * ratio), o.flops * ratio ** power,
+                      int(o.elements * ratio), o.supported)
+
+        return Trace([op(o) for o in self.ops], int(self.output_bytes * ratio))
+
 
 _state = threading.local()
 
