@@ -142,6 +142,15 @@ def test_scaled_traces_grow_gemm_work_faster_than_data():
     assert big.ops[0].flops == pytest.approx(8000.0) and big.ops[1].flops == pytest.approx(400.0)
 
 
+def test_large_fresh_results_cost_numpy_their_page_faults():
+    rates = Rates(gemm_flops={"float64": 1e11}, stream_bytes_per_s=1e10, transcendental_per_s=1e9, op_s=0.0,
+                  fresh_s_per_byte=1e-10)
+    small = _trace.Op("add", "stream", "float64", 3 << 20, 0.0, 1 << 17, True, out_bytes=1 << 20)
+    large = _trace.Op("add", "stream", "float64", 3 << 26, 0.0, 1 << 23, True, out_bytes=1 << 26)
+    assert _model.op_seconds(small, rates) == pytest.approx((3 << 20) / 1e10)
+    assert _model.op_seconds(large, rates) == pytest.approx((3 << 26) / 1e10 + (1 << 26) * 1e-10)
+
+
 def test_config_validation():
     with pytest.raises(acc.ArgumentError, match="fallback"):
         acc.Config.builder().fallback("retry")

@@ -3,7 +3,8 @@
 Note [Calibration]
 The cost model prices a call from a handful of rates measured once per machine: per target (the CPU running
 NumPy, the device running Accelera's ops), GEMM FLOP/s per float dtype, streaming bandwidth (``a + b``),
-transcendental throughput (``exp``) and the fixed cost of one op; per direction of the host-device link, a
+transcendental throughput (``exp``), the fixed cost of one op, and (NumPy only) the cost of a large result
+in fresh pages; per direction of the host-device link, a
 latency ``alpha`` and a bandwidth (t = alpha + bytes / bandwidth, fitted over 1 KiB .. 8 MiB), for pageable
 NumPy memory and for Accelera's pinned staging path. Measuring takes about a second; the result is kept
 in a JSON file (``ACCELERA_CALIBRATION``: another path, or "off" to measure in every process) under a key
@@ -30,7 +31,7 @@ from .. import _core
 from ._gpu_info import driver_version
 
 _log = logging.getLogger("accelera.offload")
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass
@@ -41,6 +42,10 @@ class Rates:
     stream_bytes_per_s: float = 1e10
     transcendental_per_s: float = 1e9  # elements per second
     op_s: float = 1e-6  # fixed cost of one op (dispatch, launch)
+    # Seconds per byte of a large result in fresh memory: NumPy's allocator maps arrays beyond glibc's mmap
+    # threshold anew each time, and the kernel zero-fills every page on first touch. Accelera's caching
+    # allocators reuse their blocks, so on the device this is 0.
+    fresh_s_per_byte: float = 0.0
 
     def gemm(self, dtype: str) -> float:
         return self.gemm_flops.get(dtype) or self.gemm_flops.get("float64") or 1e10
@@ -79,6 +84,8 @@ class Calibration:
             for v in (r.stream_bytes_per_s, r.transcendental_per_s, r.op_s):
                 if not isinstance(v, (int, float)) or not v > 0:
                     raise ValueError(f"bad rate {v!r}")
+            if not isinstance(r.fresh_s_per_byte, (int, float)) or r.fresh_s_per_byte < 0:
+                raise ValueError(f"bad fresh-memory cost {r.fresh_s_per_byte!r}")
             return r
 
         def link(d):
@@ -124,7 +131,9 @@ def _measure_cpu() -> Rates:
         rates.gemm_flops[dtype] = 2 * 384 ** 3 / _median_time(lambda: a @ a)
     x = np.ones(_STREAM_ELEMENTS)  # 64 MiB: beyond the caches, as the calls worth offloading are
     out = np.empty_like(x)
-    rates.stream_bytes_per_s = 3 * x.nbytes / _median_time(lambda: np.add(x, x, out=out))
+    into_out = _median_time(lambda: np.add(x, x, out=out))
+    rates.stream_bytes_per_s = 3 * x.nbytes / into_out
+    rates.fresh_s_per_byte = max(0.0, _median_time(lambda: np.add(x, x)) - into_out) / x.nbytes
     y = x[: 1 << 19]
     rates.transcendental_per_s = y.size / _median_time(lambda: np.exp(y))
     tiny = np.ones(8)

@@ -16,7 +16,8 @@ from ._model import Call, Decision
 from ._runtime import get_runtime, resolve_device
 
 _log = logging.getLogger("accelera.offload")
-_local = threading.local()  # depth: decorated calls running in this thread; keep: par_iter's override
+# depth: decorated calls running in this thread; keep, on_device: par_iter's gpu_map overrides.
+_local = threading.local()
 
 
 def _is_number(x) -> bool:
@@ -176,7 +177,10 @@ class Offloaded:
         inputs = _Inputs(device, (args, kwargs))
         call = Call(inputs.host_bytes, inputs.device_bytes, keep)
         key = (self._key, tuple(inputs.signature))
-        decision, bucket = runtime.decide(key, call, device)
+        if getattr(_local, "on_device", False):  # inside par_iter's gpu_map, whose decision stands
+            decision, bucket = Decision("device", "inside par_iter(...).gpu_map"), None
+        else:
+            decision, bucket = runtime.decide(key, call, device)
         moved = [0, 0]
         trace, fallback = None, False
         start = time.perf_counter()

@@ -1,20 +1,21 @@
 """The cost model: where a decorated call runs, from calibrated rates and the history of earlier calls.
 
 Note [Offload decisions]
-Calls are grouped into buckets: the function, the dtypes and places (host or device) of its arrays, and
-their total size to a quarter of an octave. A function's first call runs on the CPU, traced (Note [Tracing a
-call]); its trace, scaled to their sizes, also serves the function's later buckets. The trace gives a roofline price on either target: per op, the larger of FLOPs over the target's
-GEMM rate and bytes over its bandwidth, plus its fixed cost (dispatch, launch). Transfers are priced by the
-link's alpha-beta model, and only for data that must move: arrays already on the device cost nothing to use
-there, and a result the caller keeps there is not copied back. The traced call itself is no sample (tracing
-slows NumPy down, and a first call pays for cold caches). Until a target has 10 samples in a bucket,
-its prediction is the roofline scaled by the median measured/predicted ratio seen so far; from 10 samples
-on, it is the mean of the samples (scaled to the call's size) after dropping those more than 3 robust
-deviations from their median, as StarPU's history models do. A bucket without samples of a target scales
-that target's roofline by the median measured/roofline ratio of its recent calls in every bucket, so a
-device that runs slower than its rates promise (PoCL on the CPU's own cores, for one) is learnt once, not
-once per bucket. The cheaper prediction wins; a device prediction within 25% of the CPU's is tried once, so
-that a pessimistic roofline cannot keep a bucket off the device for ever.
+Calls are grouped into buckets: the function, the dtypes and places (host or device) of its arrays, and their
+total size to a quarter of an octave. A function's first call runs on the CPU, traced (Note [Tracing a call]);
+its trace, scaled to their sizes, also serves the function's later buckets. The trace gives a roofline price
+on either target: per op, the larger of FLOPs over the target's GEMM rate and bytes over its bandwidth, plus
+its fixed cost (dispatch, launch), plus for NumPy the first touch of a large result's fresh pages. Transfers
+are priced by the link's alpha-beta model, and only for data that must move: arrays already on the device cost
+nothing to use there, and a result the caller keeps there is not copied back. The traced call itself is no
+sample (tracing slows NumPy down, and a first call pays for cold caches). Until a target has 10 samples in a
+bucket, its prediction is the roofline scaled by the median measured/predicted ratio seen so far; from 10
+samples on, it is the mean of the samples (scaled to the call's size) after dropping those more than 3 robust
+deviations from their median, as StarPU's history models do. A bucket without samples of a target scales that
+target's roofline by the median measured/roofline ratio of its recent calls in every bucket, so a device that
+runs slower than its rates promise (PoCL on the CPU's own cores, for one) is learnt once, not once per bucket.
+The cheaper prediction wins; a device prediction within 25% of the CPU's is tried once, so that a pessimistic
+roofline cannot keep a bucket off the device for ever.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ._trace import Trace
 HISTORY_MIN = 10
 HISTORY_MAX = 32
 EXPLORE_WITHIN = 1.25
+FRESH_PAGES_FROM = 32 << 20  # glibc's largest mmap threshold: results this large come in fresh pages
 
 
 @dataclass
@@ -103,7 +105,8 @@ def op_seconds(op, rates: Rates) -> float:
         work = op.elements / rates.transcendental_per_s
     else:
         work = 0.0
-    return max(memory, work) + rates.op_s
+    fresh = op.out_bytes * rates.fresh_s_per_byte if op.out_bytes >= FRESH_PAGES_FROM else 0.0
+    return max(memory, work) + rates.op_s + fresh
 
 
 def roofline(trace: Trace, rates: Rates) -> float:

@@ -6,10 +6,12 @@ uploaded on the device's upload stream (through pinned staging buffers, ``_core.
 i-1's result is being downloaded on its download stream; the compute stream waits for each upload's event,
 so no host thread waits between them. ``depth`` is as many items as fit in a quarter of the device's free
 memory (at least 1, at most 8). ``f`` gets the item as Accelera arrays on the device; decorated functions
-called inside keep their results there (as with ``keep=True``), so results leave the device once, through
-the pipeline. When ``f`` is a decorated function whose cost model keeps the first item's call on the CPU
-(a call it has not seen yet is one: its first call is traced on the CPU), the items are not moved at all:
-each call runs as it would alone. Without a device (or with the CPU forced) ``gpu_map`` is ``map``.
+called inside run there (the map's decision stands for them) and keep their results there (as with
+``keep=True``), so results leave the device once, through the pipeline. When ``f`` is itself a decorated
+function, the map first asks its cost model about the first item as it would be called alone: if that
+call would stay on the CPU (a call it has not seen yet is one: its first call is traced on the CPU), the
+items are not moved at all and each call runs as it would alone. On the "cpu" target the items are used in
+place (nothing to move). Without a device (or with the CPU forced) ``gpu_map`` is ``map``.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class _Upload:
         self._staged = self._stage(item, device)
 
     def _stage(self, value, device):
+        if device == "cpu" and isinstance(value, np.ndarray) and value.dtype.char in _decorator._HELD:
+            return _decorator._core_asarray(value, device)  # zero-copy: nothing to move
         if isinstance(value, np.ndarray) and value.dtype.char in _decorator._HELD:  # others stay NumPy
             transfer = _core._stage_upload(value, device)
             self.transfers.append(transfer)
@@ -193,8 +197,8 @@ class ParIter:
         uploads: deque = deque()
         downloads: list = []
         next_up = 0
-        outer_keep = getattr(_decorator._local, "keep", False)
-        _decorator._local.keep = True
+        outer = getattr(_decorator._local, "keep", False), getattr(_decorator._local, "on_device", False)
+        _decorator._local.keep = _decorator._local.on_device = True
         try:
             for i in range(len(items)):
                 while next_up < len(items) and next_up <= i + depth:
@@ -206,4 +210,4 @@ class ParIter:
                 del upload  # its staging buffers wait for their copies before they are freed
             return [d.result() for d in downloads]
         finally:
-            _decorator._local.keep = outer_keep
+            _decorator._local.keep, _decorator._local.on_device = outer

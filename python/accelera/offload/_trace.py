@@ -37,6 +37,7 @@ class Op:
     flops: float
     elements: int
     supported: bool  # whether Accelera's namespace implements it
+    out_bytes: int = 0  # of the arrays it returned (newly allocated unless written into ``out=``)
 
 
 @dataclass
@@ -54,7 +55,7 @@ class Trace:
         def op(o: Op) -> Op:
             power = 1.5 if o.kind in ("gemm", "factorisation") else 1.0
             return Op(o.name, o.kind, o.dtype, int(o.nbytes * ratio), o.flops * ratio ** power,
-                      int(o.elements * ratio), o.supported)
+                      int(o.elements * ratio), o.supported, int(o.out_bytes * ratio))
 
         return Trace([op(o) for o in self.ops], int(self.output_bytes * ratio))
 
@@ -111,7 +112,8 @@ def _record(name: str, supported: bool, inputs, result, kind_hint: str | None = 
     elif kind == "factorisation" and ins:
         n = ins[0].shape[-1] if ins[0].ndim else 1
         flops = float(ins[0].size) * n  # batch * n^2 * n
-    trace.ops.append(Op(name, kind, _dtype_of(ins, result), nbytes, flops, elements, supported))
+    trace.ops.append(Op(name, kind, _dtype_of(ins, result), nbytes, flops, elements, supported,
+                        sum(a.nbytes for a in outs)))
 
 
 class _Inside:
