@@ -11,27 +11,32 @@ from ._args import flag
 from ._core import ArgumentError, DeviceError, DTypeError, OutOfRangeError, Tensor
 from ._dtypes import _BY_NAME, dtype as _dtype
 
-_DL_CPU, _DL_CUDA_HOST = 1, 3
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST = 1, 2, 3
 
 
 def from_dlpack(x, *, device=None, copy=None) -> Tensor:
-    """Import any DLPack producer (NumPy, PyTorch, CuPy, JAX, ...) without copying.
+    """Import any DLPack producer (NumPy, PyTorch, CuPy, JAX, ...) without copying: host memory, and CUDA
+    memory where this build has CUDA (the producer's pending writes are ordered before Accelera's work).
 
     ``device`` moves the result afterwards; ``copy=True`` forces a private copy.
     """
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise DTypeError(f"from_dlpack expects an object implementing __dlpack__, got {type(x).__name__}")
     device_type, device_id = x.__dlpack_device__()
-    if int(device_type) not in (_DL_CPU, _DL_CUDA_HOST):
+    kwargs = {}
+    if int(device_type) == _DL_CUDA:
+        # Note [DLPack streams]: the producer orders its writes before our compute stream.
+        kwargs["stream"] = _core._dlpack_stream(f"cuda:{int(device_id)}")
+    elif int(device_type) not in (_DL_CPU, _DL_CUDA_HOST):
         raise DeviceError(
             f"from_dlpack: the producer lives on DLPack device type {int(device_type)} (id {device_id}); "
-            "this build imports host memory only")
+            "Accelera imports host and CUDA memory")
     try:
-        capsule = x.__dlpack__(max_version=(1, 0))
+        capsule = x.__dlpack__(max_version=(1, 0), **kwargs)
     except TypeError:
         # Producers that predate DLPack 1.0 take no max_version and export the legacy capsule; the
         # DLPack specification asks consumers to retry without it.
-        capsule = x.__dlpack__()
+        capsule = x.__dlpack__(**kwargs)
     tensor = _core._from_dlpack_capsule(capsule)
     if copy is not None and flag(copy, "copy"):
         tensor = tensor.clone()

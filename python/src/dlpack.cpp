@@ -1,9 +1,13 @@
 #include "dlpack.hpp"
 
+#include <cstdio>
 #include <cstring>
+
+#include <fmt/format.h>
 #include <vector>
 
 #include "accelera/core/error.hpp"
+#include "accelera/core/registry.hpp"
 
 namespace accelera::python {
 
@@ -91,19 +95,47 @@ void versioned_capsule_destructor(PyObject* capsule) {
   }
 }
 
+// Host memory (pinned CUDA host memory included) is the CPU's; CUDA device memory is imported where this
+// build has the CUDA backend and the device answers (device_interface throws DeviceError saying why not).
+Device device_of(const DLDevice& dl) {
+  if (dl.device_type == kDLCPU || dl.device_type == kDLCUDAHost) return Device::cpu();
+  ACC_CHECK(dl.device_type == kDLCUDA, DeviceError,
+            "DLPack tensor on device type {} (id {}): Accelera imports host and CUDA memory", dl.device_type,
+            dl.device_id);
+  const Device device{DeviceKind::cuda, dl.device_id};
+  const DeviceInterface& cuda = device_interface(device);
+  ACC_CHECK(dl.device_id >= 0 && dl.device_id < cuda.device_count(), DeviceError,
+            "DLPack tensor on cuda:{}, which does not answer here", dl.device_id);
+  return device;
+}
+
+// Borrowed CUDA memory goes back to its owner (whose allocator may hand it out at once to work on another
+// stream) only after the kernels queued on it here have finished.
+std::function<void()> after_compute_stream(const Device& device, std::function<void()> release) {
+  return [device, release = std::move(release)]() {
+    try {
+      device_interface(device).synchronize_stream(device.index, Stream::compute);
+    } catch (const Error& e) {
+      // A destructor cannot throw: say what happened, then give the memory back all the same.
+      std::fputs(fmt::format("accelera: waiting for {} before returning a borrowed DLPack tensor failed: {}\n",
+                             device.str(), e.what()).c_str(), stderr);
+    }
+    release();
+  };
+}
+
 Tensor wrap(const DLTensor& dl, bool read_only, std::function<void()> release) {
   ACC_CHECK(dl.ndim >= 0, ValueError, "DLPack tensor with negative ndim {}", dl.ndim);
   const DType dtype = from_dl_dtype(dl.dtype);
-  ACC_CHECK(dl.device.device_type == kDLCPU || dl.device.device_type == kDLCUDAHost, DeviceError,
-            "DLPack tensor on device type {} (id {}): this build imports host (CPU) memory only",
-            dl.device.device_type, dl.device.device_id);
+  const Device device = device_of(dl.device);
   std::vector<std::int64_t> dims(dl.shape, dl.shape + dl.ndim);
   const Shape shape(dims);
   Strides strides = dl.strides != nullptr ? Strides(dl.strides, dl.strides + dl.ndim) : shape.contiguous_strides();
   ACC_CHECK(dl.byte_offset % dtype_size(dtype) == 0 || dl.data == nullptr, ValueError,
             "DLPack byte_offset {} is not a multiple of the element size", dl.byte_offset);
   void* data = dl.data == nullptr ? nullptr : static_cast<char*>(dl.data) + dl.byte_offset;
-  return Tensor::from_blob(data, shape, strides, dtype, Device::cpu(), std::move(release), read_only);
+  if (device.kind == DeviceKind::cuda) release = after_compute_stream(device, std::move(release));
+  return Tensor::from_blob(data, shape, strides, dtype, device, std::move(release), read_only);
 }
 
 }  // namespace

@@ -105,6 +105,23 @@ Tensor getitem(const Tensor& t, nb::handle key) {
   return out;
 }
 
+// Note [DLPack streams] (CUDA): the consumer names its stream; it must not read the tensor before the
+// kernels that write it, queued on our compute stream, have run. None means the legacy default stream, -1
+// asks for no ordering. Devices whose queues other libraries cannot see (OpenCL) finish their work first.
+void order_for_consumer(const Tensor& t, nb::handle stream) {
+  if (t.device().is_cpu()) return;
+  std::int64_t handle = 1;
+  if (!stream.is_none()) {
+    ACC_CHECK(nb::isinstance<nb::int_>(stream), ValueError, "__dlpack__: stream must be an integer or None");
+    handle = nb::cast<std::int64_t>(stream);
+  }
+  if (handle == -1) return;
+  ACC_CHECK(handle > 0, ValueError, "__dlpack__: stream {} is not a stream handle", handle);
+  ReleaseGil unlocked;
+  device_interface(t.device()).order_before_foreign_stream(t.device().index, Stream::compute,
+                                                           static_cast<std::uintptr_t>(handle));
+}
+
 nb::object dlpack(const Tensor& t, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                   nb::handle copy) {
   ACC_CHECK(stream.is_none() || t.device().kind != DeviceKind::cpu, ValueError,
@@ -122,6 +139,7 @@ nb::object dlpack(const Tensor& t, nb::handle stream, nb::handle max_version, nb
   }
   const bool must_copy = !copy.is_none() && nb::cast<bool>(copy);
   const Tensor source = must_copy ? t.clone() : t;
+  order_for_consumer(source, stream);
   bool versioned = false;
   if (!max_version.is_none()) versioned = nb::cast<std::pair<int, int>>(max_version).first >= 1;
   if (!versioned && is_read_only_export(source)) {
@@ -178,6 +196,16 @@ void bind_tensor(nb::module_& m) {
       .def("__repr__", &Tensor::str);
 
   m.def("_from_dlpack_capsule", [](nb::handle capsule) { return from_dlpack_capsule(capsule.ptr()); });
+  // PyTorch tensors that share Accelera's memory through DLPack are freed by PyTorch at interpreter exit,
+  // after this module's objects are gone; nanobind would report them as leaks.
+  m.def("_quiet_exit_report", []() { nb::set_leak_warnings(false); });
+  m.def(
+      "_dlpack_stream",
+      [](const std::string& device) {
+        const Device d = Device::parse(device);
+        return static_cast<std::uint64_t>(device_interface(d).native_stream(d.index, Stream::compute));
+      },
+      nb::arg("device"));
   m.def(
       "_full",
       [](nb::handle shape, double value, const std::string& dtype, const std::string& device) {

@@ -164,4 +164,10 @@ std::shared_ptr<CompiledKernel> DeviceInterface::compile_kernel(int, const std::
 
 std::vector<std::string> DeviceInterface::compiled_kernels(int) const { return {}; }
 
+std::uintptr_t DeviceInterface::native_stream(int, Stream) { return 0; }
+
+void DeviceInterface::order_before_foreign_stream(int index, Stream stream, std::uintptr_t) {
+  synchronize_stream(index, stream);
+}
+
 }  // namespace accelera

@@ -98,6 +98,13 @@ class ACC_API DeviceInterface {
   // device-to-device path, such as CUDA peer copies). Tensor::to stages through the host where it does not.
   virtual bool copies_between_devices() const noexcept { return false; }
 
+  // The DLPack stream protocol (Note [DLPack streams]): the handle of one of device `index`'s streams as
+  // another library names it (0 where the API has no such handle), and making another library's stream
+  // (`foreign`, a handle in the same encoding) wait for the work queued on `stream` so far. Backends whose
+  // streams other libraries cannot see wait on the host instead.
+  virtual std::uintptr_t native_stream(int index, Stream stream);
+  virtual void order_before_foreign_stream(int index, Stream stream, std::uintptr_t foreign);
+
   // Whether device `index` runs `op` on `dtype`: a kernel is registered for this kind and dtype, and the
   // device can compute the dtype (an OpenCL device without float64 cannot).
   bool supports(std::string_view op, DType dtype, int index = 0) const;

@@ -127,6 +127,8 @@ class CudaInterface final : public DeviceInterface {
   void synchronize_stream(int index, Stream stream) override;
   std::unique_ptr<HostBuffer> allocate_host(int index, std::size_t nbytes) override;
   bool copies_between_devices() const noexcept override { return true; }
+  std::uintptr_t native_stream(int index, Stream stream) override;
+  void order_before_foreign_stream(int index, Stream stream, std::uintptr_t foreign) override;
   // Kernels are compiled ahead of time, so compiled_kernels() stays empty, as on the CPU.
   std::shared_ptr<CompiledKernel> compile_kernel(int index, const std::string& name, const std::string& source,
                                                  const std::string& options) override;

@@ -145,6 +145,25 @@ void CudaInterface::stream_wait(int index, Stream stream, const Event& event) {
   release_finished(d);
 }
 
+// Note [DLPack streams]: the DLPack protocol names a CUDA stream by its handle, with 1 for the legacy
+// default stream and 2 for the per-thread default stream (0 is not allowed). A consumer passes its stream to
+// the producer's __dlpack__, and the producer makes that stream wait for the work that writes the tensor.
+std::uintptr_t CudaInterface::native_stream(int index, Stream stream) {
+  cudaStream_t handle = ready(index).stream(stream);
+  return handle == nullptr ? 1 : reinterpret_cast<std::uintptr_t>(handle);
+}
+
+void CudaInterface::order_before_foreign_stream(int index, Stream stream, std::uintptr_t foreign) {
+  ACC_CHECK(foreign != 0, ValueError, "DLPack: stream 0 is ambiguous on CUDA; pass 1 for the legacy default stream");
+  cudaStream_t consumer = foreign == 1   ? cudaStreamLegacy
+                          : foreign == 2 ? cudaStreamPerThread
+                                         : reinterpret_cast<cudaStream_t>(foreign);
+  const EventPtr done = record_event(index, stream);
+  const auto& event = static_cast<const CudaEvent&>(*done);
+  DeviceGuard guard(index);
+  ACC_CUDA_CHECK(cudaStreamWaitEvent(consumer, event.get(), 0), "making a DLPack consumer's stream wait");
+}
+
 void CudaInterface::synchronize_stream(int index, Stream stream) {
   CudaDevice& d = ready(index);
   DeviceGuard guard(index);
