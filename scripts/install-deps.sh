@@ -9,8 +9,9 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev libhwy-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
 )
-PY_PACKAGES=("numpy>=2.1" "nanobind>=2.4" "scikit-build-core>=0.10" "pytest>=7" "hypothesis>=6")
-PY_MODULES=(numpy nanobind scikit_build_core pytest hypothesis)
+# torch: accelera.torch and its tests (PyPI's Linux wheel brings its CUDA libraries, a few GB).
+PY_PACKAGES=("numpy>=2.1" "nanobind>=2.4" "scikit-build-core>=0.10" "pytest>=7" "hypothesis>=6" "torch>=2.4")
+PY_MODULES=(numpy nanobind scikit_build_core pytest hypothesis torch)
 
 sudo_if_needed() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

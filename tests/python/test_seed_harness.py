@@ -13,7 +13,7 @@ SEED_EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "seed_examples"
 
 SAMPLE = '''
 import pytest
-from seed_harness import PYTORCH, SCALE_OUT, example, waiting_on
+from seed_harness import NN_LIBRARY, SCALE_OUT, example, waiting_on
 
 @example("accelera-docs.md", "passes")
 def test_passes():
@@ -26,7 +26,7 @@ def test_waits():
     accelera.an_api_that_does_not_exist
 
 @example("vedart-gpu-guide.md", "waits in a fixture")
-@waiting_on(PYTORCH)
+@waiting_on(NN_LIBRARY)
 def test_waits_in_fixture(missing_module):
     pass
 
@@ -55,7 +55,7 @@ def test_summary_counts_examples_and_issues(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert "4 examples (" in run.stdout and "2 passing, 2 waiting" in run.stdout
     assert "accelera-docs.md: 2 examples, 1 passing, 1 waiting" in run.stdout
-    assert "1  Scale out" in run.stdout and "1  PyTorch integration" in run.stdout
+    assert "1  Scale out" in run.stdout and "1  Neural-network library" in run.stdout
 
 
 def test_an_example_that_starts_passing_fails_the_run(tmp_path):

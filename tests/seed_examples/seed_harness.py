@@ -17,13 +17,11 @@ import accelera as acc
 # The open issues that examples wait on, by their exact titles.
 ARRAY_API = ("Accelera as a complete array namespace on every backend: the Python array API standard, NumPy "
              "protocols, random numbers")
-PYTORCH = ("PyTorch integration: registered operators, a scoped interception mode, out-of-core matmul for torch "
-           "tensors")
 NN_LIBRARY = ("Neural-network library: autograd, layers, losses, optimizers, training with the seed's builder "
               "API, profiler, mixed precision — trained on a real dataset")
 SCALE_OUT = ("Scale out: every device in the machine with work stealing, many machines over MPI against "
              "ScaLAPACK, data-parallel training — and a calibrated simulation of what we cannot run here")
-OPEN_ISSUES = (ARRAY_API, PYTORCH, NN_LIBRARY, SCALE_OUT)
+OPEN_ISSUES = (ARRAY_API, NN_LIBRARY, SCALE_OUT)
 
 GUIDES = ("accelera-docs.md", "accelera-flow.md", "vedart-gpu-guide.md", "neural-arch-cuda-guide.md",
           "rnn-gpu-guide.md")

@@ -15,7 +15,7 @@ import pytest
 
 import accelera as acc
 from accelera.chunking import ChunkingStrategy, RowChunking, TileChunking
-from seed_harness import PYTORCH, assert_close, check_matmul, example, waiting_on
+from seed_harness import assert_close, check_matmul, example
 
 GUIDE = "accelera-docs.md"
 # Budget that makes the scaled-down examples stream in several tiles, as the seed's sizes would on a GPU.
@@ -77,10 +77,9 @@ def test_numpy_inputs(engine):
 
 
 @example(GUIDE, "Quick Start: Working with Different Input Types (PyTorch)")
-@waiting_on(PYTORCH)
 def test_pytorch_inputs(engine):
     import torch
-    import accelera.torch  # noqa: F401  (the integration that issue brings)
+    import accelera.torch  # noqa: F401  (torch tensors through DLPack)
 
     A_torch = torch.randn(100, 80)
     B_torch = torch.randn(80, 120)
@@ -172,7 +171,6 @@ def test_matrix_reference():
 
 
 @example(GUIDE, "API Reference: Matrix.tensor() (PyTorch)")
-@waiting_on(PYTORCH)
 def test_matrix_tensor_is_torch():
     import torch
 
