@@ -29,18 +29,6 @@ settings.register_profile("thorough", parent=settings.get_profile("accelera"), m
 settings.load_profile(os.environ.get("ACCELERA_HYPOTHESIS_PROFILE", "accelera"))
 
 
-@pytest.fixture(autouse=True, scope="session")
-def offload_calibration_in_a_temporary(tmp_path_factory):
-    """The offload runtime's calibration cache goes to a temporary file, not the user's cache, unless the run
-    names one (ACCELERA_CALIBRATION)."""
-    if "ACCELERA_CALIBRATION" in os.environ:
-        yield
-        return
-    os.environ["ACCELERA_CALIBRATION"] = str(tmp_path_factory.mktemp("offload") / "calibration.json")
-    yield
-    del os.environ["ACCELERA_CALIBRATION"]
-
-
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20240611)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import collections
-import os
 
 import pytest
 
@@ -13,18 +12,6 @@ from seed_harness import accelerator_devices
 _WAITING_PREFIX = "waiting on: "
 _examples: dict[str, dict] = {}  # nodeid -> guide, section, example key, issue waited on (or None)
 _outcomes: dict[str, str] = {}  # nodeid -> passed | waiting | failed | skipped
-
-
-@pytest.fixture(autouse=True, scope="session")
-def offload_calibration_in_a_temporary(tmp_path_factory):
-    """The offload runtime's calibration cache goes to a temporary file, not the user's cache, unless the run
-    names one (ACCELERA_CALIBRATION)."""
-    if "ACCELERA_CALIBRATION" in os.environ:
-        yield
-        return
-    os.environ["ACCELERA_CALIBRATION"] = str(tmp_path_factory.mktemp("offload") / "calibration.json")
-    yield
-    del os.environ["ACCELERA_CALIBRATION"]
 
 
 def pytest_configure(config):

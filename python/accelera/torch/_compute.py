@@ -215,4 +215,4 @@ def elementwise(op: str, a: torch.Tensor, b: torch.Tensor, device: str | None) -
     if a.numel() == 0 or b.numel() == 0:
         return torch.empty(shape, dtype=a.dtype, device=a.device)
     kernel = _core.add if op == "add" else _core.multiply
-    return run(target, kernel, a, b, work=work_dtype(target, op if op == "add" else "multiply", name))
+    return run(target, kernel, a, b, work=work_dtype(target, op, name))

@@ -24,13 +24,14 @@ from . import _compute, _ops, _stats
 from ._settings import Settings
 
 _FLOAT_DTYPES = frozenset(_compute.DTYPE_NAMES)
+_TENSOR_KINDS = (torch.Tensor, torch.nn.Parameter)
 
 
-def _reason_for_operands(tensors, kinds) -> str | None:
+def _reason_for_operands(tensors) -> str | None:
     """Why these operands cannot be routed, or None."""
     first = tensors[0]
     for t in tensors:
-        if type(t) not in kinds:
+        if type(t) not in _TENSOR_KINDS:
             return "operand is not a tensor"
         if t.dtype != first.dtype:
             return "mixed dtypes"
@@ -41,9 +42,6 @@ def _reason_for_operands(tensors, kinds) -> str | None:
     if first.device.type not in ("cpu", "cuda"):
         return "device"
     return None
-
-
-_TENSOR_KINDS = (torch.Tensor, torch.nn.Parameter)
 
 
 class Router(TorchFunctionMode):
@@ -91,7 +89,7 @@ def _route_product(settings: Settings, tensors, shape_of, call):
     ``shape_of()`` is the result's shape, None where PyTorch would refuse the operands; ``call(device,
     out_of_core)`` runs the operator."""
     first = tensors[0]
-    reason = _reason_for_operands(tensors, _TENSOR_KINDS)
+    reason = _reason_for_operands(tensors)
     if reason is not None:
         return _pass(reason)
     shape = shape_of()
@@ -190,7 +188,7 @@ def _addmm(settings, args, kwargs):
 
     def shape_of():
         shape = _shape_or_none(_compute.matmul_shape, a.shape, b.shape)
-        if shape is not None and _shape_or_none(_broadcast, bias.shape, shape) != shape:
+        if shape is not None and _shape_or_none(_compute.broadcast_shapes, bias.shape, shape) != shape:
             return None
         return shape
     if _small(settings, args, _product_numel(a, b)):
@@ -240,7 +238,7 @@ def _elementwise(op):
             if a.shape == b.shape:
                 out_numel = a.numel()
             else:
-                shape = _shape_or_none(_broadcast, a.shape, b.shape)
+                shape = _shape_or_none(_compute.broadcast_shapes, a.shape, b.shape)
                 if shape is None:
                     return _pass("shapes")
                 out_numel = _numel(shape)
@@ -252,7 +250,7 @@ def _elementwise(op):
             return _pass("operand is not a tensor")
         if _small(settings, tensors, out_numel):
             return _pass("small")
-        reason = _reason_for_operands(tensors, _TENSOR_KINDS)
+        reason = _reason_for_operands(tensors)
         if reason is not None:
             return _pass(reason)
         first = tensors[0]
@@ -272,7 +270,6 @@ def _is_scalar(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-_broadcast = _compute.broadcast_shapes
 
 
 _HANDLERS = {
