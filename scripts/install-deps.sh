@@ -8,10 +8,13 @@ APT_PACKAGES=(
   libopenblas-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev libhwy-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
+  dataset-fashion-mnist
 )
 # torch: accelera.torch and its tests (PyPI's Linux wheel brings its CUDA libraries, a few GB).
-PY_PACKAGES=("numpy>=2.1" "nanobind>=2.4" "scikit-build-core>=0.10" "pytest>=7" "hypothesis>=6" "torch>=2.4")
-PY_MODULES=(numpy nanobind scikit_build_core pytest hypothesis torch)
+# scikit-learn: accelera.datasets.digits() reads its bundled copy of the digits dataset.
+PY_PACKAGES=("numpy>=2.1" "nanobind>=2.4" "scikit-build-core>=0.10" "pytest>=7" "hypothesis>=6" "torch>=2.4"
+             "scikit-learn>=1.2")
+PY_MODULES=(numpy nanobind scikit_build_core pytest hypothesis torch sklearn)
 
 sudo_if_needed() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

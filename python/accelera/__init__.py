@@ -199,3 +199,10 @@ from . import offload  # noqa: E402
 from .offload import Config, get_runtime, gpu, gpu_kernel, init, par_iter  # noqa: E402
 
 __all__ += ["Config", "get_runtime", "gpu", "gpu_kernel", "init", "offload", "par_iter"]
+
+# Reverse-mode autograd (accelera.autograd): installed last, over every function above.
+from . import autograd  # noqa: E402
+from .autograd import _install as _autograd_install  # noqa: E402
+
+_autograd_install.install()
+__all__ += ["autograd"]

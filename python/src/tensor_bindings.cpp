@@ -154,7 +154,10 @@ nb::object dlpack(const Tensor& t, nb::handle stream, nb::handle max_version, nb
 }  // namespace
 
 void bind_tensor(nb::module_& m) {
-  nb::class_<Tensor>(m, "Tensor", "An n-dimensional array on one device (see accelera.asarray).")
+  // dynamic_attr: accelera.autograd keeps a tensor's gradient state (requires_grad, grad, the node that
+  // made it) on the Python object, so tensors that never take part in autograd pay nothing for it.
+  nb::class_<Tensor>(m, "Tensor", "An n-dimensional array on one device (see accelera.asarray).",
+                     nb::dynamic_attr())
       .def_prop_ro("shape", &shape_tuple)
       .def_prop_ro("_dtype", [](const Tensor& t) { return std::string(dtype_name(t.dtype())); })
       .def_prop_ro("device", [](const Tensor& t) { return t.device().str(); })

@@ -1,8 +1,6 @@
 """The Rust examples of ``rnn-gpu-guide.md`` written with Accelera's Python names, keeping their structure
-(``rnn::X`` becomes ``accelera.nn.X`` where the neural-network library will provide it; ``Result``/``?``
-become exceptions). Devices, kernels, kernel errors and environment variables exist today; networks,
-``GpuManager``/``GpuTensor`` contexts and the profiler wait on the neural-network library, multi-GPU
-training on scale-out. Three of these examples also run in C++: tests/cpp/test_seed_examples.cpp."""
+(``rnn::X`` becomes ``accelera.nn.X``; ``Result``/``?`` become exceptions). Multi-GPU training waits on
+scale-out. Three of these examples also run in C++: tests/cpp/test_seed_examples.cpp."""
 
 from __future__ import annotations
 
@@ -14,7 +12,7 @@ import numpy as np
 import pytest
 
 import accelera as acc
-from seed_harness import NN_LIBRARY, SCALE_OUT, assert_close, example, waiting_on
+from seed_harness import SCALE_OUT, assert_close, example, waiting_on
 
 GUIDE = "rnn-gpu-guide.md"
 
@@ -28,7 +26,6 @@ def tiny_classification(rng, n=256, features=20, classes=3):
 
 
 @example(GUIDE, "Quick Start: Basic GPU Usage")
-@waiting_on(NN_LIBRARY)
 def test_basic_gpu_usage():
     from accelera.nn import GpuManager, GpuTensor
 
@@ -44,7 +41,6 @@ def test_basic_gpu_usage():
 
 
 @example(GUIDE, "Quick Start: Creating GPU-Accelerated Networks")
-@waiting_on(NN_LIBRARY)
 def test_creating_networks():
     from accelera.nn import Activation, LayerBuilder, Loss, Network, TrainingConfig
 
@@ -83,7 +79,6 @@ def test_system_requirements_are_reported():
 
 
 @example(GUIDE, "Memory Management")
-@waiting_on(NN_LIBRARY)
 def test_memory_management():
     from accelera.nn import GpuManager
 
@@ -111,7 +106,6 @@ def test_batch_size_optimization():
 
 
 @example(GUIDE, "Performance Optimizations: Memory Layout Optimization")
-@waiting_on(NN_LIBRARY)
 def test_memory_layout_optimization(gpu_device):
     from accelera.nn import GpuManager, GpuTensor, MemoryLayout
 
@@ -162,7 +156,6 @@ def test_custom_gpu_kernels(gpu_device):
 
 
 @example(GUIDE, "Advanced Usage: Profiling and Debugging")
-@waiting_on(NN_LIBRARY)
 def test_profiling(capsys):
     from accelera.profiler import GpuProfiler
 
@@ -175,7 +168,6 @@ def test_profiling(capsys):
 
 
 @example(GUIDE, "Troubleshooting: GPU Not Detected")
-@waiting_on(NN_LIBRARY)
 def test_gpu_not_detected():
     from accelera.nn import GpuManager
 
@@ -183,7 +175,6 @@ def test_gpu_not_detected():
 
 
 @example(GUIDE, "Troubleshooting: Out of Memory Errors")
-@waiting_on(NN_LIBRARY)
 def test_out_of_memory_errors():
     from accelera.nn import GpuManager
 
@@ -225,7 +216,6 @@ def test_environment_variables(tmp_path):
 
 
 @example(GUIDE, "Examples: Complete Training Example")
-@waiting_on(NN_LIBRARY)
 def test_complete_training_example():
     from accelera.nn import Activation, GpuManager, LayerBuilder, Loss, Network, TrainingConfig
 

@@ -1,0 +1,198 @@
+"""Training with accelera.nn against PyTorch and NumPy, on real data (no download: Debian's
+dataset-fashion-mnist and scikit-learn's digits).
+
+    python bench/bench_train.py [--epochs 12] [--rounds 3] [--devices cpu,opencl:0] [--markdown]
+
+1. Accuracy: the builder-API MLP 784-256-128-10 (ReLU, softmax cross-entropy, Adam 1e-3, batch 128) trained
+   ``--epochs`` epochs on Fashion-MNIST's 60,000 training images and scored on its 10,000 test images
+   (goal >= 88%, the dataset's published MLP baseline being 88.3%); a 64-128-10 MLP on scikit-learn's digits
+   (goal >= 97%).
+2. Time per epoch of the same MLP and batch size, each framework in its own process (their thread pools
+   never compete), ``--rounds`` interleaved rounds, the second (warm) epoch of each: accelera on every
+   device of ``--devices``, PyTorch on the CPU with the same thread count, and a NumPy implementation
+   (the same layers, backward and Adam written with NumPy/OpenBLAS). Medians and the spread (largest round
+   over smallest).
+3. The peak bytes accelera's allocator held on the device during training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+BATCH, LR = 128, 1e-3
+SIZES = (784, 256, 128, 10)
+
+
+def fashion():
+    from accelera import datasets
+    return datasets.fashion_mnist()
+
+
+# ---- one epoch per framework (run in a worker process) -----------------------------------------------
+
+def accelera_epochs(device: str, epochs: int) -> dict:
+    import accelera as acc
+    from accelera import nn
+    (x, y), _ = fashion()
+    net = mlp(nn, SIZES, device)
+    acc._core.reset_peak_memory(device)
+    history = net.train(x, y, nn.TrainingConfig(batch_size=BATCH, max_epochs=epochs, learning_rate=LR, verbose=False))
+    return {"epoch_seconds": history.epoch_seconds, "peak_bytes": acc.memory_stats(device)["peak_bytes"]}
+
+
+def torch_epochs(epochs: int) -> dict:
+    import torch
+    torch.set_num_threads(os.cpu_count())
+    (x, y), _ = fashion()
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128), torch.nn.ReLU(),
+                                torch.nn.Linear(128, 10))
+    opt = torch.optim.Adam(model.parameters(), LR)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    times = []
+    for _ in range(epochs):
+        start = time.perf_counter()
+        order = torch.randperm(len(x))
+        for b in range(0, len(x), BATCH):
+            idx = order[b:b + BATCH]
+            loss = loss_fn(model(x[idx]), y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        times.append(time.perf_counter() - start)
+    return {"epoch_seconds": times}
+
+
+def numpy_epochs(epochs: int) -> dict:
+    (x, y), _ = fashion()
+    rng = np.random.default_rng(0)
+    params = []
+    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:]):
+        bound = np.sqrt(6 / (fan_in + fan_out))
+        params += [rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32), np.zeros(fan_out, np.float32)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    step, times = 0, []
+    for _ in range(epochs):
+        start = time.perf_counter()
+        order = rng.permutation(len(x))
+        for b in range(0, len(x), BATCH):
+            idx = order[b:b + BATCH]
+            xb, yb = x[idx], y[idx]
+            acts = [xb]
+            for i in range(0, len(params), 2):
+                z = acts[-1] @ params[i] + params[i + 1]
+                acts.append(np.maximum(z, 0) if i + 2 < len(params) else z)
+            z = acts[-1]
+            p = np.exp(z - z.max(1, keepdims=True))
+            p /= p.sum(1, keepdims=True)
+            p[np.arange(len(yb)), yb] -= 1
+            g = p / len(yb)
+            grads = [None] * len(params)
+            for i in range(len(params) - 2, -1, -2):
+                grads[i], grads[i + 1] = acts[i // 2].T @ g, g.sum(0)
+                if i:
+                    g = (g @ params[i].T) * (acts[i // 2] > 0)
+            step += 1
+            for j, gr in enumerate(grads):
+                m[j] = 0.9 * m[j] + 0.1 * gr
+                v[j] = 0.999 * v[j] + 0.001 * gr * gr
+                params[j] -= LR * (m[j] / (1 - 0.9 ** step)) / (np.sqrt(v[j] / (1 - 0.999 ** step)) + 1e-8)
+        times.append(time.perf_counter() - start)
+    return {"epoch_seconds": times}
+
+
+def mlp(nn, sizes, device, seed=0):
+    builder = nn.Network.with_input_size(sizes[0], device=device).seed(seed)
+    for width in sizes[1:-1]:
+        builder.add_layer(nn.LayerBuilder.dense(width).activation(nn.Activation.ReLU))
+    return (builder.add_layer(nn.LayerBuilder.dense(sizes[-1]).activation(nn.Activation.Softmax))
+            .loss(nn.Loss.CategoricalCrossEntropy).build())
+
+
+def worker(kind: str, device: str) -> None:
+    if kind == "accelera":
+        result = accelera_epochs(device, 2)
+    elif kind == "torch":
+        result = torch_epochs(2)
+    else:
+        result = numpy_epochs(2)
+    print(json.dumps(result))
+
+
+def run_worker(kind: str, device: str = "cpu") -> dict:
+    out = subprocess.run([sys.executable, __file__, "--worker", kind, "--device", device], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ---- the benchmark -----------------------------------------------------------------------------------
+
+def accuracy(epochs: int, device: str) -> dict:
+    from accelera import datasets, nn
+    (x, y), (xt, yt) = fashion()
+    net = mlp(nn, SIZES, device)
+    history = net.train(x, y, nn.TrainingConfig(batch_size=BATCH, max_epochs=epochs, learning_rate=LR, verbose=True))
+    fashion_acc = net.evaluate(xt, yt)["accuracy"]
+    (dx, dy), (dxt, dyt) = datasets.digits()
+    digits_net = mlp(nn, (64, 128, 10), device)
+    digits_net.train(dx, dy, nn.TrainingConfig(batch_size=32, max_epochs=40, learning_rate=LR, verbose=False))
+    return {"fashion": fashion_acc, "digits": digits_net.evaluate(dxt, dyt)["accuracy"],
+            "epoch_seconds": statistics.median(history.epoch_seconds)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--devices", default=None, help="comma-separated accelera devices (default: every one)")
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--worker", choices=("accelera", "torch", "numpy"))
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.device)
+        return
+    import accelera as acc
+    devices = args.devices.split(",") if args.devices else [d["device"] for d in acc.devices()]
+
+    result = accuracy(args.epochs, "cpu")
+    print(f"\nFashion-MNIST MLP {'-'.join(map(str, SIZES))}, {args.epochs} epochs on cpu: test accuracy "
+          f"{result['fashion'] * 100:.2f}% (goal >= 88%) - digits MLP 64-128-10: {result['digits'] * 100:.2f}% "
+          f"(goal >= 97%)")
+
+    runs = {f"accelera {d}": [] for d in devices} | {"pytorch cpu": [], "numpy cpu": []}
+    peaks = {}
+    for _ in range(args.rounds):
+        for d in devices:
+            r = run_worker("accelera", d)
+            runs[f"accelera {d}"].append(r["epoch_seconds"][-1])
+            peaks[d] = max(peaks.get(d, 0), r["peak_bytes"])
+        runs["pytorch cpu"].append(run_worker("torch")["epoch_seconds"][-1])
+        runs["numpy cpu"].append(run_worker("numpy")["epoch_seconds"][-1])
+    torch_median = statistics.median(runs["pytorch cpu"])
+    numpy_median = statistics.median(runs["numpy cpu"])
+    bar = "|" if args.markdown else ""
+    print(f"\nSeconds per epoch (batch {BATCH}, {os.cpu_count()} threads), median of {args.rounds} interleaved rounds:")
+    print(f"{bar} run {bar} s/epoch {bar} spread {bar} vs PyTorch {bar} vs NumPy {bar} peak device memory {bar}")
+    if args.markdown:
+        print("| --- | --- | --- | --- | --- | --- |")
+    for name, times in runs.items():
+        med = statistics.median(times)
+        device = name.split()[1] if name.startswith("accelera") else None
+        peak = f"{peaks[device] / 2**20:.0f} MiB" if device in peaks else "-"
+        print(f"{bar} {name} {bar} {med:.3f} {bar} {max(times) / min(times):.2f}x {bar} {torch_median / med:.2f}x {bar} "
+              f"{numpy_median / med:.2f}x {bar} {peak} {bar}")
+
+
+if __name__ == "__main__":
+    main()
