@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -118,8 +119,31 @@ def _is_python_scalar(x) -> bool:
     return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
 
 
+# Note [Scalar operands]: ``x * 0.9`` needs 0.9 as a 0-d tensor on x's device. Making one costs a NumPy
+# conversion and, on a GPU, a host-to-device copy, which would dominate small ops (an optimizer step is
+# dozens of them); so the 0-d tensors of Python scalars are kept per (value, dtype, device). They are only
+# ever operands: no op returns or writes into one. Keys keep -0.0 apart from 0.0; nan is never cached.
+_SCALARS: dict = {}
+_SCALARS_MAX = 4096
+
+
 def scalar_tensor(value, dtype_name: str, device: str) -> Tensor:
     """A 0-d tensor holding ``value`` exactly (integers beyond 2**53 included); NumPy checks the range."""
+    kind = type(value)
+    if kind not in (float, int, bool) or value != value:
+        return _new_scalar_tensor(value, dtype_name, device)
+    key = (kind, value, math.copysign(1.0, value) if kind is float else 0, dtype_name, device)
+    cached = _SCALARS.get(key)
+    if cached is not None:
+        return cached
+    tensor = _new_scalar_tensor(value, dtype_name, device)
+    if len(_SCALARS) >= _SCALARS_MAX:
+        _SCALARS.clear()
+    _SCALARS[key] = tensor
+    return tensor
+
+
+def _new_scalar_tensor(value, dtype_name: str, device: str) -> Tensor:
     if isinstance(value, (str, bytes)) or not isinstance(value, numbers.Real):
         raise DTypeError(f"a fill value must be a real number, not {type(value).__name__}")
     if dtype_name == "bfloat16":

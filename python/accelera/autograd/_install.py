@@ -103,6 +103,12 @@ def differentiable(name: str, fn):
         record(name, out, inputs, vjp)
         return result
 
+    return _entry_point(name, fn, call)
+
+
+def _entry_point(name: str, fn, call):
+    """The function the namespace exposes: ``call``, timed by accelera.profiler while it records."""
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _profiler.hooks_on:
@@ -131,14 +137,7 @@ def guarded(name: str, fn):
                                     "tensors if no gradient is wanted")
         return result
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if _profiler.hooks_on:
-            return _profiler.timed_call(name, call, args, kwargs)
-        return call(*args, **kwargs)
-
-    wrapper.__wrapped_plain__ = fn
-    return wrapper
+    return _entry_point(name, fn, call)
 
 
 def _wrap_modules(namespace, modules) -> dict:

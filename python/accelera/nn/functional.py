@@ -15,6 +15,7 @@ from .. import _ops as O
 from .. import random as _random
 from .._core import ArgumentError, DTypeError, ShapeError, Tensor
 from .._creation import arange
+from ..autograd import Function
 
 # the fused kernels, with their gradients (accelera.autograd records them)
 gelu = N.gelu
@@ -48,10 +49,28 @@ def silu(x: Tensor) -> Tensor:
 swish = silu
 
 
+class _Linear(Function):
+    """x @ weight.T + bias as one recorded op: its backward makes the weight's gradient g^T x directly
+    (contiguous, one GEMM) and the bias's one column sum, where the generic path would transpose and copy."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight, bias)
+        y = O.matmul(x, weight.T)
+        return y if bias is None else O.add(y, bias)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, weight, bias = ctx.saved_tensors
+        g2 = M.reshape(g, (-1, g.shape[-1]))
+        dw = O.matmul(g2.T, M.reshape(x, (-1, x.shape[-1])))
+        db = None if bias is None else O.sum(g2, 0)
+        return O.matmul(g, weight), dw, db
+
+
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight.T + bias: weight (out, in), as in a Linear layer."""
-    y = O.matmul(x, weight.T)
-    return y if bias is None else O.add(y, bias)
+    return _Linear.apply(x, weight, bias)
 
 
 def dropout(x: Tensor, p: float, training: bool = True, generator=None) -> Tensor:
