@@ -154,14 +154,12 @@ def _sum_to(grad: Tensor, shape: tuple, dtype: str) -> Tensor:
     gshape = tuple(grad.shape)
     if gshape != shape:
         lead = len(gshape) - len(shape)
-        if lead < 0:
+        if lead < 0 or any(g != n and n != 1 for g, n in zip(gshape[lead:], shape)):
             raise ArgumentError(f"a gradient of shape {gshape} cannot belong to an input of shape {shape}")
         axes = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1]
         if axes:
             grad = _core.sum(grad, axes, True)
-        grad = _RESHAPE(grad, shape) if tuple(grad.shape) != shape else grad
-        if tuple(grad.shape) != shape:
-            raise ArgumentError(f"a gradient of shape {gshape} cannot belong to an input of shape {shape}")
+        grad = _RESHAPE(grad, shape)
     if grad._dtype != dtype:
         grad = grad._astype(dtype)
     return grad

@@ -211,7 +211,8 @@ def _divide(out, a, b):
     return lambda g: (O.divide(g, b), O.negative(O.divide(O.multiply(g, out), b)))
 
 
-def _pow_vjp(out, a, b):
+@vjp("pow")
+def _pow(out, a, b):
     def grads(g):
         ga = O.multiply(g, O.multiply(b, E.pow(a, O.subtract(b, 1.0))))
         gb = None
@@ -220,9 +221,6 @@ def _pow_vjp(out, a, b):
             gb = E.where(E.equal(a, 0.0), 0.0, O.multiply(g, O.multiply(out, O.log(a))))
         return ga, gb
     return grads
-
-
-VJP["pow"] = _pow_vjp
 
 
 @vjp("maximum", "minimum")

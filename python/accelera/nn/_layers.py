@@ -1,7 +1,7 @@
 """Layers: Linear (Dense), activations, Dropout, Flatten, Reshape, LayerNorm, BatchNorm, Embedding,
 MultiHeadAttention. Each checks its input's shape and names itself in the error.
 
-Weights start from NumPy's Philox-free default generator seeded per layer (``seed=``), so a model built
+Initial weights are drawn on the host by a NumPy generator seeded per layer (``seed=``), so a model built
 twice with the same seeds starts identical on every device.
 """
 
@@ -53,7 +53,7 @@ class Linear(Module):
         self.out_features = _positive(out_features, "Linear out_features")
         device = device_or_default(device)
         dt = _dtype(dtype)
-        bound = math.sqrt(6.0 / (in_features + out_features))
+        bound = F.glorot_bound(in_features, out_features)
         w = _rng(seed).uniform(-bound, bound, (out_features, in_features))
         self.weight = Parameter(asarray(w.astype(dt.name), device=device))
         self.bias = Parameter(asarray(np.zeros(out_features, dt.name), device=device)) if bias else None

@@ -17,10 +17,9 @@ from .._core import ArgumentError, ShapeError, Tensor
 
 def Parameter(data, *, device=None, dtype=None) -> Tensor:  # noqa: N802 - the conventional name
     """A trainable tensor: a leaf that requires grad, registered by the Module it is assigned to."""
-    t = data if isinstance(data, Tensor) and device is None and dtype is None else asarray(data, device=device,
-                                                                                             dtype=dtype)
-    if isinstance(data, Tensor) and t is data:
-        t = t.detach()
+    t = asarray(data, device=device, dtype=dtype)
+    if t is data:
+        t = t.detach()  # a new leaf: the caller's tensor keeps its own requires_grad
     t.requires_grad = True
     t._parameter = True
     return t

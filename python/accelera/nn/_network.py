@@ -98,7 +98,7 @@ class History:
         return dataclasses.asdict(self)
 
 
-def _as_rows(name: str, value, width: int | None = None) -> np.ndarray:
+def _as_rows(name: str, value) -> np.ndarray:
     array = value.numpy() if isinstance(value, Tensor) else np.asarray(value)
     if array.ndim == 0:
         raise ShapeError(f"{name} must have a batch axis, got a scalar")

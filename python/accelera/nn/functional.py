@@ -13,6 +13,7 @@ from .. import _manipulation as M
 from .. import _nn as N
 from .. import _ops as O
 from .. import random as _random
+from .._convert import asarray
 from .._core import ArgumentError, DTypeError, ShapeError, Tensor
 from .._creation import arange
 from ..autograd import Function
@@ -180,7 +181,7 @@ def cross_entropy(logits: Tensor, target, reduction: str = "mean", *, check: boo
     [0, C) raise ArgumentError (``check=False`` skips that read-back)."""
     if logits.ndim != 2:
         raise ShapeError(f"cross_entropy: logits must be (batch, classes), got shape {tuple(logits.shape)}")
-    target = target if isinstance(target, Tensor) else _as(target, logits.device)
+    target = target if isinstance(target, Tensor) else asarray(target, device=logits.device)
     if target._dtype in ("int32", "int64"):
         if tuple(target.shape) != (logits.shape[0],):
             raise ShapeError(f"cross_entropy: {logits.shape[0]} rows of logits but labels of shape "
@@ -212,31 +213,14 @@ def binary_cross_entropy(probabilities: Tensor, target, reduction: str = "mean",
     return _reduce(loss, reduction)
 
 
-def _as(value, device):
-    from .._convert import asarray
-    return asarray(value, device=device)
-
-
 def _like(target, reference: Tensor) -> Tensor:
     if not isinstance(target, Tensor):
-        from .._convert import asarray
         return asarray(target, dtype=reference.dtype, device=reference.device)
     if target._dtype != reference._dtype:
         if target._dtype not in ("float32", "float64", "float16", "bfloat16", "int32", "int64", "bool"):
             raise DTypeError(f"a target of dtype {target._dtype} cannot be compared with {reference._dtype}")
         return target.astype(reference.dtype)
     return target
-
-
-def accuracy(prediction: Tensor, target) -> float:
-    """The fraction of rows whose largest prediction is the target class (labels or one-hot rows)."""
-    from .. import _statistics as S
-    predicted = S.argmax(prediction, axis=-1)
-    target = target if isinstance(target, Tensor) else _as(target, prediction.device)
-    if target.ndim == prediction.ndim:
-        target = S.argmax(target, axis=-1)
-    hits = O.sum(E.equal(predicted, target.astype(predicted.dtype)).astype("float64"))
-    return float(hits.item()) / max(1, predicted.size)
 
 
 def scaled_dot_product_attention(q, k, v, causal: bool = False, scale=None) -> Tensor:

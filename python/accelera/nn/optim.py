@@ -223,7 +223,10 @@ def clip_grad_norm_(params, max_norm: float) -> float:
     if not grads:
         return 0.0
     with no_grad():
-        total = math.sqrt(sum(float(O.sum(O.square(g)).item()) for g in grads))
+        squares = O.sum(O.square(grads[0])).astype("float64")
+        for g in grads[1:]:
+            squares = O.add(squares, O.sum(O.square(g)).astype("float64"))
+        total = math.sqrt(float(squares.item()))  # the one read-back
         if total > max_norm:
             scale = max_norm / (total + 1e-6)
             for p in params:
