@@ -7,6 +7,7 @@
 // computes them (CUDA). All operands of a call share one dtype.
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "accelera/core/tensor.hpp"
 #include "accelera/core/nn_types.hpp"
@@ -70,5 +71,23 @@ struct AttentionGrads {
 ACC_API AttentionGrads attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
                                   const Tensor& out, const Tensor& lse, std::optional<double> scale = std::nullopt,
                                   bool causal = false);
+
+// ---- sliding windows (convolution and pooling) ---------------------------------------------------------
+
+// A window sliding over the trailing 1, 2 or 3 spatial axes of an (N, C, *spatial) image: one entry per
+// spatial axis. stride, padding and dilation may be left empty (1, 0 and 1 on every axis) or hold a single
+// value for every axis. Output extent per axis: (in + 2 padding - dilation (kernel - 1) - 1) / stride + 1.
+struct ConvWindow {
+  std::vector<std::int64_t> kernel, stride, padding, dilation;
+};
+// The patch matrix of x (N, C, *spatial): one row per (n, output position) in row-major order, one column
+// per (c, kernel offset) in row-major order, so (N * prod(out), C * prod(kernel)). Positions in the padding
+// read pad_value (0 for convolution, -inf for max pooling). A convolution is then one GEMM: patches @
+// weight.reshape(C_out, -1)^T. Any floating dtype x has on the device; the result is C-contiguous.
+ACC_API Tensor im2col(const Tensor& x, const ConvWindow& window, double pad_value = 0.0);
+// The adjoint of im2col: each image element is the sum of the patch entries that read it (padding reads
+// are dropped). image_shape is x's shape (N, C, *spatial) in the im2col call; patches must have its
+// (rows, columns). Deterministic: every element sums its entries in one fixed order.
+ACC_API Tensor col2im(const Tensor& patches, const Shape& image_shape, const ConvWindow& window);
 
 }  // namespace accelera

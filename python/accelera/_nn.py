@@ -138,3 +138,36 @@ def attention_backward(grad, q, k, v, out, lse, scale=None, causal: bool = False
     and ``lse``; probabilities are recomputed tile by tile from lse (FlashAttention-2), never stored."""
     grad, q, k, v, out, lse = _operands(grad, q, k, v, out, lse)
     return _core.attention_backward(grad, q, k, v, out, lse, _scale(scale), flag(causal, "causal"))
+
+
+def _window_values(value, name: str, axes: int = 1) -> list[int]:
+    """An int (repeated for ``axes`` spatial axes) or a sequence of ints (one per spatial axis) as a list; the
+    op checks the count and range."""
+    values = [value] * max(axes, 1) if not hasattr(value, "__iter__") else list(value)
+    return [integer(v, name) for v in values]
+
+
+def im2col(x, kernel_size, stride=1, padding=0, dilation=1, pad_value: float = 0.0) -> Tensor:
+    """The patch matrix of an (N, C, *spatial) image under a window sliding over its 1, 2 or 3 spatial axes.
+
+    One row per (n, output position), one column per (c, kernel offset), both in row-major order:
+    shape ``(N * prod(out), C * prod(kernel_size))`` with ``out = (in + 2 padding - dilation (k - 1) - 1)
+    // stride + 1`` per axis. Entries in the padding read ``pad_value`` (0 for convolution, -inf for max
+    pooling). A convolution is then one GEMM with ``weight.reshape(C_out, -1).T``. ``kernel_size``,
+    ``stride``, ``padding`` and ``dilation`` are an int (every axis) or one int per spatial axis.
+    """
+    (x,) = _operands(x)
+    return _core.im2col(x, _window_values(kernel_size, "kernel_size", x.ndim - 2), _window_values(stride, "stride"),
+                        _window_values(padding, "padding"), _window_values(dilation, "dilation"),
+                        real(pad_value, "pad_value"))
+
+
+def col2im(patches, image_shape, kernel_size, stride=1, padding=0, dilation=1) -> Tensor:
+    """The adjoint of :func:`im2col`: an image of ``image_shape`` (N, C, *spatial) whose every element is the
+    sum of the patch entries that read it (entries read from the padding are dropped). This is the gradient
+    of im2col, and the gradient of a convolution with respect to its input once multiplied by the weight.
+    Deterministic on every backend: each element sums its entries in one fixed order."""
+    (patches,) = _operands(patches)
+    shape = [integer(v, "image_shape") for v in image_shape]
+    return _core.col2im(patches, shape, _window_values(kernel_size, "kernel_size", len(shape) - 2), _window_values(stride, "stride"),
+                        _window_values(padding, "padding"), _window_values(dilation, "dilation"))

@@ -112,6 +112,23 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("grad"), nb::arg("q"), nb::arg("k"), nb::arg("v"), nb::arg("out"), nb::arg("lse"),
       nb::arg("scale").none(), nb::arg("causal"), release);
+  m.def(
+      "im2col",
+      [](const Tensor& x, const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
+         const std::vector<std::int64_t>& padding, const std::vector<std::int64_t>& dilation, double pad_value) {
+        return im2col(x, ConvWindow{kernel, stride, padding, dilation}, pad_value);
+      },
+      nb::arg("x"), nb::arg("kernel"), nb::arg("stride"), nb::arg("padding"), nb::arg("dilation"),
+      nb::arg("pad_value"), release);
+  m.def(
+      "col2im",
+      [](const Tensor& patches, const std::vector<std::int64_t>& image_shape, const std::vector<std::int64_t>& kernel,
+         const std::vector<std::int64_t>& stride, const std::vector<std::int64_t>& padding,
+         const std::vector<std::int64_t>& dilation) {
+        return col2im(patches, Shape(image_shape), ConvWindow{kernel, stride, padding, dilation});
+      },
+      nb::arg("patches"), nb::arg("image_shape"), nb::arg("kernel"), nb::arg("stride"), nb::arg("padding"),
+      nb::arg("dilation"), release);
   m.def("_backend_status", &backend_status, nb::arg("device"));
   m.def(
       "_synchronize",

@@ -57,5 +57,22 @@ TEST(NnBadInput, HalfTypesAreNotComputedOnTheCpu) {
   expect_error<accelera::NotSupportedError>([&] { accelera::gelu(x); }, "gelu does not compute float16 on cpu", {});
 }
 
+TEST(NnBadInput, SlidingWindowsNameWhatIsWrong) {
+  std::mt19937_64 rng(5);
+  const Tensor img = random_tensor(Shape{2, 3, 5, 5}, DType::f32, rng);
+  using W = accelera::ConvWindow;
+  expect_error<ShapeError>([&] { accelera::im2col(img, W{{3}}); }, "(N, C, L)", {img});
+  expect_error<ShapeError>([&] { accelera::im2col(img, W{{3, 3, 3, 3}}); }, "1, 2 or 3 spatial axes", {img});
+  expect_error<ShapeError>([&] { accelera::im2col(img, W{{7, 3}}); }, "spans 7 elements", {img});
+  expect_error<ShapeError>([&] { accelera::im2col(img, W{{3, 3}, {1, 1, 1}}); }, "stride has 3 values", {img});
+  expect_error<ValueError>([&] { accelera::im2col(img, W{{3, 3}, {0}}); }, "must be positive", {img});
+  expect_error<ValueError>([&] { accelera::im2col(img, W{{3, 3}, {}, {-1}}); }, "padding (-1, -1)", {img});
+  const Tensor ints = Tensor::empty(Shape{2, 3, 5, 5}, DType::i32);
+  expect_error<DTypeError>([&] { accelera::im2col(ints, W{{3, 3}}); }, "int32", {});
+  const Tensor patches = accelera::im2col(img, W{{3, 3}});
+  expect_error<ShapeError>([&] { accelera::col2im(patches, Shape{2, 3, 6, 5}, W{{3, 3}}); }, "have shape (24, 27)",
+                           {patches});
+}
+
 }  // namespace
 }  // namespace acc_test

@@ -117,6 +117,8 @@ CASES = {
     "layer_norm": (lambda x, w, b: acc.layer_norm(x, w, b), [rand(3, 7), rand(7), rand(7)]),
     "attention": (lambda q, k, v: acc.attention(q, k, v, causal=True), [rand(1, 2, 3, 4), rand(1, 2, 5, 4),
                                                                          rand(1, 2, 5, 4)]),
+    "im2col": (lambda x: acc.im2col(x, (3, 2), stride=(2, 1), padding=1, dilation=(1, 2)), [rand(2, 3, 7, 5)]),
+    "col2im": (lambda p: acc.col2im(p, (1, 2, 5, 4), 3, padding=1), [rand(20, 18)]),
 }
 
 

@@ -525,3 +525,17 @@ def _attention(fn, q, k, v, scale=None, causal=False, *, return_lse=False):
     def grads(g):
         return N.attention_backward(g, q, k, v, out, lse, scale, causal)
     return ((out, lse) if return_lse else out), out, grads
+
+
+# ---------------------------------------------------------------------------------------------- windows
+# im2col and col2im are linear and each other's adjoint: the gradient of one is the other.
+
+
+@vjp("im2col")
+def _im2col(out, x, kernel_size, stride=1, padding=0, dilation=1, pad_value=0.0):
+    return lambda g: (N.col2im(g, x.shape, kernel_size, stride, padding, dilation),)
+
+
+@vjp("col2im")
+def _col2im(out, patches, image_shape, kernel_size, stride=1, padding=0, dilation=1):
+    return lambda g: (N.im2col(g, kernel_size, stride, padding, dilation),)

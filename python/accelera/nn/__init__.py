@@ -14,6 +14,8 @@ Everything runs on the tensors' device (``cpu``, ``opencl:N``, ``cuda:N``) throu
 from __future__ import annotations
 
 from . import functional, optim
+from ._conv_layers import (AvgPool1d, AvgPool2D, AvgPool2d, AvgPool3d, Conv1d, Conv2D, Conv2d, Conv3D, Conv3d,
+                           MaxPool1d, MaxPool2D, MaxPool2d, MaxPool3d)
 from ._builder import Activation, ActivationFunction, LayerBuilder, Loss, LossFunction, NetworkBuilder
 from ._data import DataLoader
 from ._gpu import DeviceInfo, GpuContext, GpuManager, GpuTensor, MemoryLayout, MemoryStats
@@ -26,10 +28,10 @@ from ._network import History, Network, TrainingConfig
 from .optim import SGD, Adam, AdamW, RMSprop
 
 __all__ = [
-    "Activation", "ActivationFunction", "Adam", "AdamW", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
-    "CrossEntropyLoss", "DataLoader", "Dense", "DeviceInfo", "Dropout", "Embedding", "Flatten", "GELU", "GpuContext",
+    "Activation", "ActivationFunction", "Adam", "AdamW", "AvgPool1d", "AvgPool2D", "AvgPool2d", "AvgPool3d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
+    "Conv1d", "Conv2D", "Conv2d", "Conv3D", "Conv3d", "CrossEntropyLoss", "DataLoader", "Dense", "DeviceInfo", "Dropout", "Embedding", "Flatten", "GELU", "GpuContext",
     "GpuManager", "GpuTensor", "History", "HuberLoss", "Identity", "LayerBuilder", "LayerNorm", "LeakyReLU",
-    "Linear", "LogSoftmax", "Loss", "LossFunction", "MSELoss", "MemoryLayout", "MemoryStats", "Module",
+    "Linear", "LogSoftmax", "MaxPool1d", "MaxPool2D", "MaxPool2d", "MaxPool3d", "Loss", "LossFunction", "MSELoss", "MemoryLayout", "MemoryStats", "Module",
     "MultiHeadAttention", "Network", "NetworkBuilder", "Parameter", "RMSprop", "ReLU", "Reshape", "SGD",
     "Sequential", "SiLU", "Sigmoid", "Softmax", "Swish", "Tanh", "TrainingConfig", "functional", "optim",
 ]

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 
-from .._core import ArgumentError
+from .._core import ArgumentError, ShapeError
+from . import _conv_layers as C
 from . import _layers as L
 from ._module import Sequential
 
@@ -65,6 +67,11 @@ def _enum(enum_type, value, what: str):
     raise ArgumentError(f"unknown {what} {value!r}; one of {', '.join(m.name for m in enum_type)}")
 
 
+def _ints(value):
+    """An int or a list of ints as JSON keeps it (the spec is saved with the weights)."""
+    return list(value) if isinstance(value, (tuple, list)) else value
+
+
 class LayerBuilder:
     """One layer of a builder network: ``LayerBuilder.dense(512).activation(Activation.ReLU)``."""
 
@@ -82,6 +89,28 @@ class LayerBuilder:
         if not 0.0 <= rate < 1.0:
             raise ArgumentError(f"dropout rate must be in [0, 1), got {rate}")
         return LayerBuilder("dropout", rate=float(rate))
+
+    @staticmethod
+    def conv2d(filters: int, kernel_size=3, stride=1, padding=0) -> "LayerBuilder":
+        """A 2-D convolution of a (C, H, W) input: ``filters`` output channels; ``padding="same"`` keeps H
+        and W at stride 1 (odd kernels)."""
+        if padding == "same":
+            kernel = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+            padding = [k // 2 for k in kernel]
+        return LayerBuilder("conv2d", filters=L._positive(filters, "conv2d filters"), kernel_size=_ints(kernel_size),
+                            stride=_ints(stride), padding=_ints(padding))
+
+    @staticmethod
+    def max_pool2d(pool_size=2, stride=None) -> "LayerBuilder":
+        return LayerBuilder("max_pool2d", pool_size=_ints(pool_size), stride=None if stride is None else _ints(stride))
+
+    @staticmethod
+    def avg_pool2d(pool_size=2, stride=None) -> "LayerBuilder":
+        return LayerBuilder("avg_pool2d", pool_size=_ints(pool_size), stride=None if stride is None else _ints(stride))
+
+    @staticmethod
+    def flatten() -> "LayerBuilder":
+        return LayerBuilder("flatten")
 
     @staticmethod
     def batch_norm() -> "LayerBuilder":
@@ -108,8 +137,11 @@ class LayerBuilder:
 class NetworkBuilder:
     """Collects layers, the loss and the device; ``build()`` makes the :class:`Network`."""
 
-    def __init__(self, input_size: int, device=None):
-        self.input_size = L._positive(input_size, "input size")
+    def __init__(self, input_size, device=None):
+        """``input_size``: the features of a flat input, or the (C, H, W) shape of an image input."""
+        shape = tuple(input_size) if isinstance(input_size, (tuple, list)) else (input_size,)
+        self.input_shape = tuple(L._positive(n, "input size") for n in shape)
+        self.input_size = math.prod(self.input_shape)
         self.layers: list[LayerBuilder] = []
         self.loss_function = Loss.MeanSquaredError
         self.device_name = device
@@ -141,31 +173,53 @@ class NetworkBuilder:
         return Network(self.spec(), device if device is not None else self.device_name)
 
     def spec(self) -> dict:
-        return {"input_size": self.input_size, "loss": self.loss_function.name, "seed": self.init_seed,
+        return {"input_size": self.input_size, "input_shape": list(self.input_shape), "loss": self.loss_function.name, "seed": self.init_seed,
                 "layers": [layer.spec() for layer in self.layers]}
 
 
 def build_layers(spec: dict, device) -> tuple[Sequential, Activation, int]:
     """The modules of a network spec, the final activation (kept apart for the fused losses) and the output
-    width."""
-    modules, width = [], spec["input_size"]
+    width. Shapes are followed layer by layer, without the batch axis: a dense layer after an image layer
+    flattens it first; a layer that cannot take its input's shape is an error naming it."""
+    modules, shape = [], tuple(spec.get("input_shape", (spec["input_size"],)))
     seed = spec.get("seed", 0)
     builders = [LayerBuilder.from_spec(s) for s in spec["layers"]]
     for i, layer in enumerate(builders):
+        options, layer_seed = layer.options, seed * 1000 + i
+        if layer.kind in ("dense", "flatten") and len(shape) > 1:
+            modules.append(L.Flatten())
+            shape = (math.prod(shape),)
         if layer.kind == "dense":
-            modules.append(L.Linear(width, layer.options["units"], device=device, seed=seed * 1000 + i))
-            width = layer.options["units"]
+            modules.append(L.Linear(shape[0], options["units"], device=device, seed=layer_seed))
+            shape = (options["units"],)
+        elif layer.kind in ("conv2d", "max_pool2d", "avg_pool2d"):
+            if len(shape) != 3:
+                raise ShapeError(f"layer {i} ({layer.kind}) needs a (C, H, W) input, got shape {shape}: start the "
+                                 f"network with with_input_size((C, H, W))")
+            if layer.kind == "conv2d":
+                module = C.Conv2d(shape[0], options["filters"], options["kernel_size"], options["stride"],
+                                  options["padding"], device=device, seed=layer_seed)
+            else:
+                pool = C.MaxPool2d if layer.kind == "max_pool2d" else C.AvgPool2d
+                module = pool(options["pool_size"], options["stride"])
+            modules.append(module)
+            shape = module.output_shape(shape)
+            if min(shape) < 1:
+                raise ShapeError(f"layer {i} ({layer.kind}) leaves no output: its input is smaller than its window")
         elif layer.kind == "dropout":
-            modules.append(L.Dropout(layer.options["rate"], seed=seed * 1000 + i))
+            modules.append(L.Dropout(options["rate"], seed=layer_seed))
         elif layer.kind == "batch_norm":
-            modules.append(L.BatchNorm1d(width, device=device))
+            norm = L.BatchNorm2d if len(shape) == 3 else L.BatchNorm1d
+            modules.append(norm(shape[0], device=device))
         elif layer.kind == "layer_norm":
-            modules.append(L.LayerNorm(width, device=device))
+            modules.append(L.LayerNorm(shape[-1], device=device))
         last = i == len(builders) - 1
         activation = layer.activation_function
         if not last and activation.module() is not None:
             modules.append(activation.module()())
-    return Sequential(*modules), builders[-1].activation_function, width
+    if len(shape) != 1:
+        raise ShapeError(f"the network's output has shape {shape}: end it with a dense layer")
+    return Sequential(*modules), builders[-1].activation_function, shape[0]
 
 
 def spec_json(spec: dict) -> str:

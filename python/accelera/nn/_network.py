@@ -135,6 +135,7 @@ class Network:
     def __init__(self, spec: dict, device=None):
         self.spec = copy.deepcopy(spec)
         self.input_size = spec["input_size"]
+        self.input_shape = tuple(spec.get("input_shape", (self.input_size,)))
         self.loss_function = Loss[spec["loss"]]
         self.model, self.output_activation, self.output_size = build_layers(spec, device_or_default(device))
         if self.output_activation is Activation.Softmax and self.loss_function is Loss.BinaryCrossEntropy:
@@ -142,8 +143,11 @@ class Network:
                                 "CategoricalCrossEntropy for classes")
 
     @staticmethod
-    def with_input_size(input_size: int, device=None) -> NetworkBuilder:
+    def with_input_size(input_size, device=None) -> NetworkBuilder:
+        """A builder for inputs of ``input_size`` features, or of shape ``(C, H, W)`` given as a tuple."""
         return NetworkBuilder(input_size, device)
+
+    with_input_shape = with_input_size
 
     # ---- the module underneath ----------------------------------------------------------------
     @property
@@ -214,10 +218,11 @@ class Network:
     # ---- data -----------------------------------------------------------------------------------
     def _inputs(self, x) -> np.ndarray:
         x = _as_rows("x", x)
-        x = x.reshape(len(x), -1) if x.ndim > 2 else x
-        if x.ndim != 2 or x.shape[1] != self.input_size:
-            raise ShapeError(f"the network takes {self.input_size} input features, got x of shape {x.shape}")
-        return np.ascontiguousarray(x, dtype=np.float32)
+        if x.ndim < 2 or math.prod(x.shape[1:]) != self.input_size:
+            what = (f"{self.input_size} input features" if len(self.input_shape) == 1
+                    else f"inputs of shape {self.input_shape}")
+            raise ShapeError(f"the network takes {what}, got x of shape {x.shape}")
+        return np.ascontiguousarray(x.reshape((len(x),) + self.input_shape), dtype=np.float32)
 
     def _targets(self, y, rows: int) -> np.ndarray:
         y = _as_rows("y", y)

@@ -230,3 +230,7 @@ def scaled_dot_product_attention(q, k, v, causal: bool = False, scale=None) -> T
 
 def glorot_bound(fan_in: int, fan_out: int) -> float:
     return math.sqrt(6.0 / (fan_in + fan_out))
+
+
+from ._windows import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, conv, conv1d, conv2d, conv3d,  # noqa: E402
+                       max_pool, max_pool1d, max_pool2d, max_pool3d)

@@ -39,27 +39,39 @@ struct Candidate {
   std::int64_t index = -1;
 };
 
+// Runs shorter than this are scanned directly: the vectorised passes' dispatch costs more than the run.
+constexpr std::int64_t kShortRun = 32;
+
 // The best of reduced elements [begin, end) of the output at x_base. Contiguous float runs take two
 // vectorised passes: the run's extremum, then the first index holding it.
+// Folds the run of `len` elements at p (index r onwards) into best.
+template <bool kMax, typename T>
+void scan_run(const T* p, std::int64_t len, std::int64_t stride, std::int64_t r, Candidate<T>& best) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (stride == 1 && len >= kShortRun) {
+      const T value = kMax ? simd::max(p, len) : simd::min(p, len);
+      const Candidate<T> run{value, r + simd::first_index(p, len, value)};
+      if (best.index < 0 || better<kMax>(run.value, best.value)) best = run;
+      return;
+    }
+  }
+  for (std::int64_t k = 0; k < len; ++k, ++r) {
+    const T v = p[k * stride];
+    if (best.index < 0 || better<kMax>(v, best.value)) best = {v, r};
+  }
+}
+
 template <bool kMax, typename T>
 Candidate<T> scan(const T* x_base, const LoopLayout<1>& reduced, std::int64_t begin, std::int64_t end) {
   Candidate<T> best{T{}, -1};
+  if (reduced.dims.size() == 1) {  // one strided run: no multi-index to set up (rows of a few elements)
+    scan_run<kMax>(x_base + begin * reduced.strides[0][0], end - begin, reduced.strides[0][0], begin, best);
+    return best;
+  }
   std::int64_t r = begin;
   for_each_run(reduced, begin, end, [&](auto off, std::int64_t len, auto st) {
-    const T* p = x_base + off[0];
-    if constexpr (std::is_floating_point_v<T>) {
-      if (st[0] == 1 && len > 0) {
-        const T value = kMax ? simd::max(p, len) : simd::min(p, len);
-        const Candidate<T> run{value, r + simd::first_index(p, len, value)};
-        if (best.index < 0 || better<kMax>(run.value, best.value)) best = run;
-        r += len;
-        return;
-      }
-    }
-    for (std::int64_t k = 0; k < len; ++k, ++r) {
-      const T v = p[k * st[0]];
-      if (best.index < 0 || better<kMax>(v, best.value)) best = {v, r};
-    }
+    scan_run<kMax>(x_base + off[0], len, st[0], r, best);
+    r += len;
   });
   return best;
 }

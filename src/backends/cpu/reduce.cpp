@@ -94,11 +94,15 @@ struct MaxOp {
   static T finish(Acc a, std::int64_t) { return a; }
 };
 
+// Runs shorter than this skip the vectorised kernels, whose dispatch costs more than the run (pooling
+// windows, softmax over a few classes: rows of 2 to 16 elements by the million).
+constexpr std::int64_t kShortRun = 32;
+
 template <typename Op, typename T>
 typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, typename Op::Acc acc) {
   using Acc = typename Op::Acc;
   if constexpr (std::is_floating_point_v<T>) {
-    if (stride == 1) {
+    if (stride == 1 && len >= kShortRun) {
       if constexpr (Op::kIsMax) return Op::combine(acc, simd::max(p, len));
       if constexpr (Op::kIsMin) return Op::combine(acc, simd::min(p, len));
       if constexpr (Op::kIsSum) return acc + simd::sum(p, len);
@@ -182,12 +186,17 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
 
   if (outputs >= 2 * omp_get_max_threads() || count < kParallelGrain) {
     const int threads = outputs * count < kParallelGrain ? 1 : omp_get_max_threads();
+    const bool one_run = reduced.dims.size() == 1;  // each output's elements: one strided run
 #pragma omp parallel num_threads(threads)
     {
       const std::int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
       for_each_run(kept, outputs * t / nt, outputs * (t + 1) / nt, [&](auto off, std::int64_t len, auto st) {
         for (std::int64_t k = 0; k < len; ++k) {
-          ob[off[0] + k * st[0]] = Op::finish(reduce_one<Op>(xb + off[1] + k * st[1], reduced, 0, count), count);
+          const T* base = xb + off[1] + k * st[1];
+          ob[off[0] + k * st[0]] = Op::finish(
+              one_run ? reduce_run<Op>(base, count, reduced.strides[0][0], Op::init())
+                      : reduce_one<Op>(base, reduced, 0, count),
+              count);
         }
       });
     }

@@ -1,0 +1,112 @@
+// im2col and col2im on the CPU (Note [Window geometry] in ops/im2col.hpp). im2col runs one thread per
+// (n, o0) slab of patch rows; col2im one thread per (n, c) image plane, adding each patch entry into the plane it
+// read, so no two threads write the same element and the order of the sums is fixed.
+#include <algorithm>
+
+#include "backends/common/strided_loop.hpp"
+#include "backends/cpu/dispatch.hpp"
+#include "ops/im2col.hpp"
+
+namespace accelera::cpu {
+
+namespace {
+
+bool inside(std::int64_t i, std::int64_t extent) { return i >= 0 && i < extent; }
+
+// The input position on axis a read by output position o through kernel offset k.
+std::int64_t input_at(const WindowGeometry& g, int a, std::int64_t o, std::int64_t k) {
+  return o * g.stride[a] - g.pad[a] + k * g.dilation[a];
+}
+
+// Output positions are walked as nested loops, never decoded from a flat index: integer division per
+// patch row would cost more than copying a pooling window's four elements.
+template <typename T>
+void im2col_rows(const T* x, const WindowGeometry& g, T pad_value, T* patches) {
+  const std::int64_t cols = g.cols(), plane = g.in_positions(), slabs = g.batch * g.out[0];
+#pragma omp parallel for schedule(static) if (g.rows() * cols > backends::kParallelGrain)
+  for (std::int64_t slab = 0; slab < slabs; ++slab) {  // one (n, o0)
+    const std::int64_t n = slab / g.out[0], o0 = slab % g.out[0];
+    T* dst = patches + slab * g.out[1] * g.out[2] * cols;
+    for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+      for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2) {
+        const std::int64_t first2 = input_at(g, 2, o2, 0), last2 = input_at(g, 2, o2, g.kernel[2] - 1);
+        for (std::int64_t c = 0; c < g.channels; ++c) {
+          const T* xc = x + (n * g.channels + c) * plane;
+          for (std::int64_t k0 = 0; k0 < g.kernel[0]; ++k0) {
+            const std::int64_t i0 = input_at(g, 0, o0, k0);
+            for (std::int64_t k1 = 0; k1 < g.kernel[1]; ++k1) {
+              const std::int64_t i1 = input_at(g, 1, o1, k1);
+              const bool row_inside = inside(i0, g.in[0]) && inside(i1, g.in[1]);
+              const std::int64_t row_start = (i0 * g.in[1] + i1) * g.in[2];  // used only inside
+              if (row_inside && first2 >= 0 && last2 < g.in[2]) {  // the whole run is in the image
+                const T* src = xc + row_start + first2;
+                for (std::int64_t k2 = 0; k2 < g.kernel[2]; ++k2) dst[k2] = src[k2 * g.dilation[2]];
+                dst += g.kernel[2];
+                continue;
+              }
+              for (std::int64_t k2 = 0; k2 < g.kernel[2]; ++k2) {
+                const std::int64_t i2 = input_at(g, 2, o2, k2);
+                *dst++ = row_inside && inside(i2, g.in[2]) ? xc[row_start + i2] : pad_value;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void col2im_planes(const T* patches, const WindowGeometry& g, T* image) {
+  const std::int64_t planes = g.batch * g.channels, plane = g.in_positions(), cols = g.cols();
+  const std::int64_t positions = g.out_positions(), ksize = g.kernel_size();
+#pragma omp parallel for schedule(static) if (planes * positions * ksize > backends::kParallelGrain)
+  for (std::int64_t nc = 0; nc < planes; ++nc) {
+    const std::int64_t n = nc / g.channels, c = nc % g.channels;
+    T* img = image + nc * plane;
+    std::fill(img, img + plane, T(0));
+    const T* src = patches + n * positions * cols + c * ksize;  // row (n, 0, 0, 0), this channel's columns
+    for (std::int64_t o0 = 0; o0 < g.out[0]; ++o0) {
+      for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+        for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, src += cols) {
+          const T* entry = src;
+          for (std::int64_t k0 = 0; k0 < g.kernel[0]; ++k0) {
+            const std::int64_t i0 = input_at(g, 0, o0, k0);
+            for (std::int64_t k1 = 0; k1 < g.kernel[1]; ++k1) {
+              const std::int64_t i1 = input_at(g, 1, o1, k1);
+              const bool row_inside = inside(i0, g.in[0]) && inside(i1, g.in[1]);
+              const std::int64_t row_start = (i0 * g.in[1] + i1) * g.in[2];  // used only inside
+              for (std::int64_t k2 = 0; k2 < g.kernel[2]; ++k2, ++entry) {
+                const std::int64_t i2 = input_at(g, 2, o2, k2);
+                if (row_inside && inside(i2, g.in[2])) img[row_start + i2] += *entry;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void im2col_kernel(const Tensor& x, const WindowGeometry& g, double pad_value, const Tensor& patches) {
+  dispatch_float(x.dtype(), "im2col", [&](auto t) {
+    using T = decltype(t);
+    im2col_rows(x.data<T>(), g, static_cast<T>(pad_value), patches.data<T>());
+  });
+}
+
+void col2im_kernel(const Tensor& patches, const WindowGeometry& g, const Tensor& image) {
+  dispatch_float(image.dtype(), "col2im", [&](auto t) {
+    using T = decltype(t);
+    col2im_planes(patches.data<T>(), g, image.data<T>());
+  });
+}
+
+}  // namespace
+
+ACC_REGISTER_KERNELS {
+  register_kernel(op::im2col, DeviceKind::cpu, dtypes::floating, &im2col_kernel);
+  register_kernel(op::col2im, DeviceKind::cpu, dtypes::floating, &col2im_kernel);
+}
+
+}  // namespace accelera::cpu

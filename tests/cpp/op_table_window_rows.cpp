@@ -1,0 +1,191 @@
+// Rows of the op test table for the sliding-window ops im2col and col2im (Note [Op test table] in
+// op_table.hpp). The float64 references index the image directly; col2im's reference is checked as the
+// vector-Jacobian product of im2col's.
+#include <cmath>
+#include <limits>
+
+#include "accelera/nn_ops.hpp"
+#include "op_table.hpp"
+
+namespace acc_test::op_table {
+
+namespace {
+
+using accelera::ConvWindow;
+using Floats = std::vector<double>;
+
+// An image shape and a window over its spatial axes.
+struct WindowCase {
+  Shape image;
+  ConvWindow window;
+  std::string what;
+};
+
+// 1-D, 2-D and 3-D windows: sizes 1, primes, strides, padding beyond the kernel's half, dilation, a window
+// as large as the padded image, and one N or C of 0.
+std::vector<WindowCase> window_cases() {
+  return {
+      {Shape{1, 1, 1}, {{1}, {}, {}, {}}, "1-D 1x1"},
+      {Shape{2, 3, 13}, {{3}, {2}, {1}, {}}, "1-D stride 2 pad 1"},
+      {Shape{1, 1, 1, 1}, {{1, 1}, {}, {}, {}}, "2-D 1x1"},
+      {Shape{2, 3, 7, 5}, {{3, 3}, {1}, {1}, {}}, "2-D 3x3 same"},
+      {Shape{3, 2, 11, 13}, {{5, 3}, {2, 3}, {2, 0}, {1, 2}}, "2-D 5x3 strided dilated"},
+      {Shape{1, 5, 6, 6}, {{2, 2}, {2}, {}, {}}, "2-D 2x2 pool"},
+      {Shape{2, 1, 4, 3}, {{3, 3}, {1}, {3}, {}}, "2-D padding beyond the kernel"},
+      {Shape{1, 2, 5, 5}, {{7, 7}, {1}, {1}, {}}, "2-D window as large as the padded image"},
+      {Shape{0, 3, 5, 5}, {{3, 3}, {}, {}, {}}, "2-D empty batch"},
+      {Shape{2, 0, 5, 5}, {{3, 3}, {}, {}, {}}, "2-D no channels"},
+      {Shape{2, 2, 5, 4, 3}, {{3, 2, 2}, {1, 2, 1}, {1, 0, 1}, {}}, "3-D"},
+      {Shape{1, 3, 7, 3, 5}, {{2, 3, 3}, {2}, {1}, {2, 1, 1}}, "3-D strided dilated"},
+  };
+}
+
+// Window parameters per axis, defaults filled in.
+struct Axes {
+  std::vector<std::int64_t> in, out, kernel, stride, pad, dilation;
+};
+
+std::vector<std::int64_t> filled(const std::vector<std::int64_t>& v, std::size_t n, std::int64_t fallback) {
+  if (v.empty()) return std::vector<std::int64_t>(n, fallback);
+  if (v.size() == 1) return std::vector<std::int64_t>(n, v[0]);
+  return v;
+}
+
+Axes axes_of(const WindowCase& c) {
+  const std::size_t n = c.window.kernel.size();
+  Axes a{{}, {}, c.window.kernel, filled(c.window.stride, n, 1), filled(c.window.padding, n, 0),
+         filled(c.window.dilation, n, 1)};
+  for (std::size_t i = 0; i < n; ++i) {
+    a.in.push_back(c.image[static_cast<std::int64_t>(i) + 2]);
+    a.out.push_back((a.in[i] + 2 * a.pad[i] - a.dilation[i] * (a.kernel[i] - 1) - 1) / a.stride[i] + 1);
+  }
+  return a;
+}
+
+std::int64_t product(const std::vector<std::int64_t>& v) {
+  std::int64_t p = 1;
+  for (auto x : v) p *= x;
+  return p;
+}
+
+// Row-major multi-index of `flat` in `extents`.
+std::vector<std::int64_t> unflatten(std::int64_t flat, const std::vector<std::int64_t>& extents) {
+  std::vector<std::int64_t> idx(extents.size());
+  for (std::size_t i = extents.size(); i-- > 0;) {
+    idx[i] = flat % extents[i];
+    flat /= extents[i];
+  }
+  return idx;
+}
+
+// For every patch entry, the flat image index it reads (-1: the padding). The patches are (rows, cols).
+std::vector<std::int64_t> patch_sources(const WindowCase& c) {
+  const Axes a = axes_of(c);
+  const std::int64_t batch = c.image[0], channels = c.image[1];
+  const std::int64_t rows = batch * product(a.out), cols = channels * product(a.kernel);
+  std::vector<std::int64_t> src;
+  src.reserve(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t n = r / product(a.out);
+    const auto o = unflatten(r % product(a.out), a.out);
+    for (std::int64_t k = 0; k < cols; ++k) {
+      const std::int64_t ch = k / product(a.kernel);
+      const auto kk = unflatten(k % product(a.kernel), a.kernel);
+      std::int64_t flat = n * channels + ch;
+      bool inside = true;
+      for (std::size_t i = 0; i < a.in.size(); ++i) {
+        const std::int64_t at = o[i] * a.stride[i] - a.pad[i] + kk[i] * a.dilation[i];
+        inside = inside && at >= 0 && at < a.in[i];
+        flat = flat * a.in[i] + at;
+      }
+      src.push_back(inside ? flat : -1);
+    }
+  }
+  return src;
+}
+
+Shape patch_shape(const WindowCase& c) {
+  const Axes a = axes_of(c);
+  return Shape{c.image[0] * product(a.out), c.image[1] * product(a.kernel)};
+}
+
+Floats im2col_ref(const Floats& x, const std::vector<std::int64_t>& sources, double pad_value) {
+  Floats p;
+  p.reserve(sources.size());
+  for (auto s : sources) p.push_back(s < 0 ? pad_value : x[static_cast<std::size_t>(s)]);
+  return p;
+}
+
+Floats col2im_ref(const Floats& patches, const std::vector<std::int64_t>& sources, std::size_t image_size) {
+  Floats image(image_size, 0.0);
+  for (std::size_t e = 0; e < sources.size(); ++e) {
+    if (sources[e] >= 0) image[static_cast<std::size_t>(sources[e])] += patches[e];
+  }
+  return image;
+}
+
+constexpr View kWindowViews[] = {View::contiguous, View::transposed, View::step2, View::offset};
+
+Row im2col_row() {
+  return {"im2col", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            std::size_t which = 0;
+            for (const WindowCase& wc : window_cases()) {
+              for (const double pad_value : {0.0, -std::numeric_limits<double>::infinity()}) {
+                const View v = kWindowViews[which++ % std::size(kWindowViews)];
+                Input x = make_input(wc.image, dt, v, rng);
+                const Floats ref = im2col_ref(values_of(x.host()), patch_sources(wc), pad_value);
+                cases.push_back({wc.image.str() + " " + wc.what + " " + view_name(v) + " pad " + std::to_string(pad_value),
+                                 {x},
+                                 [w = wc.window, pad_value](const std::vector<Tensor>& t, const Device&) {
+                                   return std::vector<Tensor>{accelera::im2col(t[0], w, pad_value)};
+                                 },
+                                 {Ref{patch_shape(wc), ref, {}}},
+                                 tol_for(dt)});
+              }
+            }
+            return cases;
+          }};
+}
+
+Row col2im_row() {
+  return {"col2im", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            std::size_t which = 0;
+            for (const WindowCase& wc : window_cases()) {
+              const View v = kWindowViews[which++ % std::size(kWindowViews)];
+              const Shape ps = patch_shape(wc);
+              Input p = make_input(ps, dt, v, rng);
+              const auto sources = patch_sources(wc);
+              const Floats pv = values_of(p.host());
+              const auto image_size = static_cast<std::size_t>(wc.image.numel());
+              const Floats ref = col2im_ref(pv, sources, image_size);
+              Floats mag(image_size, 0.0);
+              for (std::size_t e = 0; e < sources.size(); ++e) {
+                if (sources[e] >= 0) mag[static_cast<std::size_t>(sources[e])] += std::fabs(pv[e]);
+              }
+              // The reference is the adjoint of im2col's: check it against finite differences.
+              Floats x0(image_size);
+              for (auto& e : x0) e = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+              if (!x0.empty()) {
+                const std::string error = check_vjp([&](const Floats& x) { return im2col_ref(x, sources, 0.0); }, x0,
+                                                    pv, ref, rng);
+                EXPECT_TRUE(error.empty()) << "col2im reference " << wc.what << ": " << error;
+              }
+              cases.push_back({ps.str() + " " + wc.what + " " + view_name(v),
+                               {p},
+                               [w = wc.window, image = wc.image](const std::vector<Tensor>& t, const Device&) {
+                                 return std::vector<Tensor>{accelera::col2im(t[0], image, w)};
+                               },
+                               {Ref{wc.image, ref, mag}},
+                               accumulated_tol(dt)});
+            }
+            return cases;
+          }};
+}
+
+}  // namespace
+
+std::vector<Row> window_rows() { return {im2col_row(), col2im_row()}; }
+
+}  // namespace acc_test::op_table
