@@ -1,7 +1,8 @@
 """Training with accelera.nn against PyTorch and NumPy, on real data (no download: Debian's
 dataset-fashion-mnist and scikit-learn's digits).
 
-    python bench/bench_train.py [--epochs 12] [--rounds 3] [--devices cpu,opencl:0] [--markdown]
+    python bench/bench_train.py [--part mlp|cnn|all] [--epochs 12] [--cnn-epochs 4] [--rounds 3]
+                                [--devices cpu,opencl:0] [--markdown]
 
 1. Accuracy: the builder-API MLP 784-256-128-10 (ReLU, softmax cross-entropy, Adam 1e-3, batch 128) trained
    ``--epochs`` epochs on Fashion-MNIST's 60,000 training images and scored on its 10,000 test images
@@ -13,6 +14,10 @@ dataset-fashion-mnist and scikit-learn's digits).
    (the same layers, backward and Adam written with NumPy/OpenBLAS). Medians and the spread (largest round
    over smallest).
 3. The peak bytes accelera's allocator held on the device during training.
+4. ``--part cnn``: the CNN of ``accelera train --model cnn`` (two 3x3 convolution + 2x2 max-pool stages of 32
+   and 64 filters, dense 128, 10 classes) trained ``--cnn-epochs`` epochs on Fashion-MNIST (goal >= 91%),
+   and its time per epoch against PyTorch's (oneDNN convolutions) on the same thread count, from the second
+   of two passes over the first 100 batches, scaled to the 469 batches of an epoch.
 """
 
 from __future__ import annotations
@@ -38,24 +43,36 @@ def fashion():
 
 # ---- one epoch per framework (run in a worker process) -----------------------------------------------
 
-def accelera_epochs(device: str, epochs: int) -> dict:
+CNN_ROWS = 100 * BATCH  # timed CNN passes cover this many rows; scaled to the 60,000 of an epoch
+
+
+def accelera_epochs(device: str, epochs: int, model: str = "mlp") -> dict:
     import accelera as acc
     from accelera import nn
+    from accelera.nn._train_cli import build_model
     (x, y), _ = fashion()
-    net = mlp(nn, SIZES, device)
+    if model == "cnn":
+        x, y = x[:CNN_ROWS], y[:CNN_ROWS]
+    net = mlp(nn, SIZES, device) if model == "mlp" else build_model("cnn", "fashion-mnist", device)
     acc._core.reset_peak_memory(device)
     history = net.train(x, y, nn.TrainingConfig(batch_size=BATCH, max_epochs=epochs, learning_rate=LR, verbose=False))
     return {"epoch_seconds": history.epoch_seconds, "peak_bytes": acc.memory_stats(device)["peak_bytes"]}
 
 
-def torch_epochs(epochs: int) -> dict:
+def torch_epochs(epochs: int, kind: str = "mlp") -> dict:
     import torch
+    nn = torch.nn
     torch.set_num_threads(os.cpu_count())
     (x, y), _ = fashion()
     x, y = torch.from_numpy(x), torch.from_numpy(y)
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128), torch.nn.ReLU(),
-                                torch.nn.Linear(128, 10))
+    if kind == "mlp":
+        model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+    else:
+        x, y = x[:CNN_ROWS].reshape(-1, 1, 28, 28), y[:CNN_ROWS]
+        model = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3, padding=1),
+                              nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(),
+                              nn.Linear(128, 10))
     opt = torch.optim.Adam(model.parameters(), LR)
     loss_fn = torch.nn.CrossEntropyLoss()
     times = []
@@ -119,19 +136,19 @@ def mlp(nn, sizes, device, seed=0):
             .loss(nn.Loss.CategoricalCrossEntropy).build())
 
 
-def worker(kind: str, device: str) -> None:
+def worker(kind: str, device: str, model: str) -> None:
     if kind == "accelera":
-        result = accelera_epochs(device, 2)
+        result = accelera_epochs(device, 2, model)
     elif kind == "torch":
-        result = torch_epochs(2)
+        result = torch_epochs(2, model)
     else:
         result = numpy_epochs(2)
     print(json.dumps(result))
 
 
-def run_worker(kind: str, device: str = "cpu") -> dict:
-    out = subprocess.run([sys.executable, __file__, "--worker", kind, "--device", device], capture_output=True,
-                         text=True, check=True)
+def run_worker(kind: str, device: str = "cpu", model: str = "mlp") -> dict:
+    out = subprocess.run([sys.executable, __file__, "--worker", kind, "--device", device, "--model", model],
+                         capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -150,6 +167,45 @@ def accuracy(epochs: int, device: str) -> dict:
             "epoch_seconds": statistics.median(history.epoch_seconds)}
 
 
+def cnn_part(args, devices) -> None:
+    from accelera import nn
+    from accelera.nn._train_cli import build_model
+    (x, y), (xt, yt) = fashion()
+    net = build_model("cnn", "fashion-mnist", "cpu")
+    history = net.train(x, y, nn.TrainingConfig(batch_size=BATCH, max_epochs=args.cnn_epochs, learning_rate=LR,
+                                                verbose=True))
+    print(f"\nFashion-MNIST CNN, {args.cnn_epochs} epochs on cpu: test accuracy "
+          f"{net.evaluate(xt, yt)['accuracy'] * 100:.2f}% (goal >= 91%), "
+          f"{statistics.median(history.epoch_seconds):.1f} s per epoch (median)")
+    scale = 60000 / CNN_ROWS
+    runs = {f"accelera {d}": [] for d in devices} | {"pytorch cpu": []}
+    peaks = {}
+    for _ in range(args.rounds):
+        for d in devices:
+            r = run_worker("accelera", d, "cnn")
+            runs[f"accelera {d}"].append(r["epoch_seconds"][-1] * scale)
+            peaks[d] = max(peaks.get(d, 0), r["peak_bytes"])
+        runs["pytorch cpu"].append(run_worker("torch", "cpu", "cnn")["epoch_seconds"][-1] * scale)
+    report(args, runs, peaks, "CNN seconds per epoch", numpy=False)
+
+
+def report(args, runs, peaks, title, numpy=True) -> None:
+    torch_median = statistics.median(runs["pytorch cpu"])
+    numpy_median = statistics.median(runs["numpy cpu"]) if numpy else None
+    bar = "|" if args.markdown else ""
+    print(f"\n{title} (batch {BATCH}, {os.cpu_count()} threads), median of {args.rounds} interleaved rounds:")
+    print(f"{bar} run {bar} s/epoch {bar} spread {bar} vs PyTorch {bar} vs NumPy {bar} peak device memory {bar}")
+    if args.markdown:
+        print("| --- | --- | --- | --- | --- | --- |")
+    for name, times in runs.items():
+        med = statistics.median(times)
+        device = name.split()[1] if name.startswith("accelera") else None
+        peak = f"{peaks[device] / 2**20:.0f} MiB" if device in peaks else "-"
+        versus_numpy = f"{numpy_median / med:.2f}x" if numpy else "-"
+        print(f"{bar} {name} {bar} {med:.3f} {bar} {max(times) / min(times):.2f}x {bar} {torch_median / med:.2f}x {bar} "
+              f"{versus_numpy} {bar} {peak} {bar}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--epochs", type=int, default=12)
@@ -158,12 +214,19 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--worker", choices=("accelera", "torch", "numpy"))
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp", help="the worker's model")
+    parser.add_argument("--part", choices=("mlp", "cnn", "all"), default="all")
+    parser.add_argument("--cnn-epochs", type=int, default=4)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.device)
+        worker(args.worker, args.device, args.model)
         return
     import accelera as acc
     devices = args.devices.split(",") if args.devices else [d["device"] for d in acc.devices()]
+    if args.part in ("cnn", "all"):
+        cnn_part(args, devices)
+    if args.part == "cnn":
+        return
 
     result = accuracy(args.epochs, "cpu")
     print(f"\nFashion-MNIST MLP {'-'.join(map(str, SIZES))}, {args.epochs} epochs on cpu: test accuracy "
@@ -179,19 +242,7 @@ def main() -> None:
             peaks[d] = max(peaks.get(d, 0), r["peak_bytes"])
         runs["pytorch cpu"].append(run_worker("torch")["epoch_seconds"][-1])
         runs["numpy cpu"].append(run_worker("numpy")["epoch_seconds"][-1])
-    torch_median = statistics.median(runs["pytorch cpu"])
-    numpy_median = statistics.median(runs["numpy cpu"])
-    bar = "|" if args.markdown else ""
-    print(f"\nSeconds per epoch (batch {BATCH}, {os.cpu_count()} threads), median of {args.rounds} interleaved rounds:")
-    print(f"{bar} run {bar} s/epoch {bar} spread {bar} vs PyTorch {bar} vs NumPy {bar} peak device memory {bar}")
-    if args.markdown:
-        print("| --- | --- | --- | --- | --- | --- |")
-    for name, times in runs.items():
-        med = statistics.median(times)
-        device = name.split()[1] if name.startswith("accelera") else None
-        peak = f"{peaks[device] / 2**20:.0f} MiB" if device in peaks else "-"
-        print(f"{bar} {name} {bar} {med:.3f} {bar} {max(times) / min(times):.2f}x {bar} {torch_median / med:.2f}x {bar} "
-              f"{numpy_median / med:.2f}x {bar} {peak} {bar}")
+    report(args, runs, peaks, "Seconds per epoch")
 
 
 if __name__ == "__main__":

@@ -73,6 +73,7 @@ int run(int argc, char** argv) {
   CLI::App app{"Accelera: large matrix and neural-network computations on any CPU or GPU", "accelera"};
   app.set_version_flag("--version", std::string(ACCELERA_VERSION));
   app.require_subcommand(0, 1);
+  app.footer("Training: accelera train --help (a command of the Python package, which installs this one)");
 
   InfoOptions info;
   auto* info_cmd = app.add_subcommand("info", "Show the version, compiled backends and devices");

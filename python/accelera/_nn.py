@@ -168,6 +168,8 @@ def col2im(patches, image_shape, kernel_size, stride=1, padding=0, dilation=1) -
     of im2col, and the gradient of a convolution with respect to its input once multiplied by the weight.
     Deterministic on every backend: each element sums its entries in one fixed order."""
     (patches,) = _operands(patches)
+    if isinstance(image_shape, (str, bytes)) or not hasattr(image_shape, "__iter__"):
+        raise ArgumentError(f"image_shape must be a sequence of ints (N, C, *spatial), got {image_shape!r:.40}")
     shape = [integer(v, "image_shape") for v in image_shape]
     return _core.col2im(patches, shape, _window_values(kernel_size, "kernel_size", len(shape) - 2), _window_values(stride, "stride"),
                         _window_values(padding, "padding"), _window_values(dilation, "dilation"))
