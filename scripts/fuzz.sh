@@ -27,7 +27,8 @@ cmake -S "$ROOT/tests/fuzz" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebIn
 cmake --build "$BUILD"
 
 mkdir -p "$BUILD/artifacts"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# intercept_tls_get_addr=0: see scripts/test-sanitizers.sh.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:intercept_tls_get_addr=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_fuzzer() {  # target, seconds, seed corpus folder
   mkdir -p "$BUILD/corpus/$1"
