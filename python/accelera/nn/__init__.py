@@ -24,14 +24,15 @@ from ._layers import (GELU, BatchNorm1d, BatchNorm2d, Dense, Dropout, Embedding,
                       Tanh)
 from ._losses import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, MSELoss
 from ._module import Module, Parameter, Sequential
+from ._recurrent import GRU, LSTM
 from ._network import History, Network, TrainingConfig
 from .optim import SGD, Adam, AdamW, RMSprop
 
 __all__ = [
     "Activation", "ActivationFunction", "Adam", "AdamW", "AvgPool1d", "AvgPool2D", "AvgPool2d", "AvgPool3d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
     "Conv1d", "Conv2D", "Conv2d", "Conv3D", "Conv3d", "CrossEntropyLoss", "DataLoader", "Dense", "DeviceInfo", "Dropout", "Embedding", "Flatten", "GELU", "GpuContext",
-    "GpuManager", "GpuTensor", "History", "HuberLoss", "Identity", "LayerBuilder", "LayerNorm", "LeakyReLU",
-    "Linear", "LogSoftmax", "MaxPool1d", "MaxPool2D", "MaxPool2d", "MaxPool3d", "Loss", "LossFunction", "MSELoss", "MemoryLayout", "MemoryStats", "Module",
+    "GRU", "GpuManager", "GpuTensor", "History", "HuberLoss", "Identity", "LayerBuilder", "LayerNorm", "LeakyReLU",
+    "LSTM", "Linear", "LogSoftmax", "MaxPool1d", "MaxPool2D", "MaxPool2d", "MaxPool3d", "Loss", "LossFunction", "MSELoss", "MemoryLayout", "MemoryStats", "Module",
     "MultiHeadAttention", "Network", "NetworkBuilder", "Parameter", "RMSprop", "ReLU", "Reshape", "SGD",
     "Sequential", "SiLU", "Sigmoid", "Softmax", "Swish", "Tanh", "TrainingConfig", "functional", "optim",
 ]

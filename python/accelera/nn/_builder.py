@@ -17,6 +17,7 @@ import math
 from .._core import ArgumentError, ShapeError
 from . import _conv_layers as C
 from . import _layers as L
+from . import _recurrent as R
 from ._module import Sequential
 
 
@@ -107,6 +108,17 @@ class LayerBuilder:
     @staticmethod
     def avg_pool2d(pool_size=2, stride=None) -> "LayerBuilder":
         return LayerBuilder("avg_pool2d", pool_size=_ints(pool_size), stride=None if stride is None else _ints(stride))
+
+    @staticmethod
+    def lstm(units: int, return_sequences: bool = False) -> "LayerBuilder":
+        """An LSTM over a (length, features) input: its last hidden state (``units``), or every step's
+        ((length, units)) with ``return_sequences``."""
+        return LayerBuilder("lstm", units=L._positive(units, "lstm units"), return_sequences=bool(return_sequences))
+
+    @staticmethod
+    def gru(units: int, return_sequences: bool = False) -> "LayerBuilder":
+        """A GRU over a (length, features) input, as :meth:`lstm`."""
+        return LayerBuilder("gru", units=L._positive(units, "gru units"), return_sequences=bool(return_sequences))
 
     @staticmethod
     def flatten() -> "LayerBuilder":
@@ -206,6 +218,13 @@ def build_layers(spec: dict, device) -> tuple[Sequential, Activation, int]:
             shape = module.output_shape(shape)
             if min(shape) < 1:
                 raise ShapeError(f"layer {i} ({layer.kind}) leaves no output: its input is smaller than its window")
+        elif layer.kind in ("lstm", "gru"):
+            if len(shape) != 2:
+                raise ShapeError(f"layer {i} ({layer.kind}) needs a (length, features) input, got shape {shape}: "
+                                 f"start the network with with_input_size((length, features))")
+            modules.append(R.SequenceLayer(layer.kind, shape[1], options["units"], options["return_sequences"],
+                                           device=device, seed=layer_seed))
+            shape = (shape[0], options["units"]) if options["return_sequences"] else (options["units"],)
         elif layer.kind == "dropout":
             modules.append(L.Dropout(options["rate"], seed=layer_seed))
         elif layer.kind == "batch_norm":

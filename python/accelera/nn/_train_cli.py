@@ -1,4 +1,4 @@
-"""``accelera train``: trains an MLP or a small CNN on Fashion-MNIST or scikit-learn's digits on any device,
+"""``accelera train``: trains an MLP, a small CNN or a recurrent net on Fashion-MNIST or scikit-learn's digits on any device,
 with a progress bar per epoch, the final test accuracy, and a PNG of the loss and accuracy curves."""
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ def _load(dataset: str):
 
 
 def build_model(model: str, dataset: str, device) -> Network:
-    """The command's models: an MLP (784-256-128-10 on Fashion-MNIST, 64-128-64-10 on digits) or a CNN of two
-    3x3 convolution + 2x2 max-pool stages (32 and 64 filters) and a 128-unit dense layer."""
+    """The command's models: an MLP (784-256-128-10 on Fashion-MNIST, 64-128-64-10 on digits), a CNN of two
+    3x3 convolution + 2x2 max-pool stages (32 and 64 filters) and a 128-unit dense layer, or an LSTM / GRU of
+    128 units that reads each image row by row (a sequence of 28 rows of 28 pixels) and classifies from
+    its last state."""
     B, A = LayerBuilder, Activation
     side = _IMAGE_SIDE[dataset]
     if model == "mlp":
@@ -34,6 +36,8 @@ def build_model(model: str, dataset: str, device) -> Network:
         builder = Network.with_input_size(side * side)
         for units in hidden:
             builder.add_layer(B.dense(units).activation(A.ReLU))
+    elif model in ("lstm", "gru"):
+        builder = Network.with_input_size((side, side)).add_layer(getattr(B, model)(128))
     else:
         builder = (Network.with_input_size((1, side, side))
                    .add_layer(B.conv2d(32, 3, padding="same").activation(A.ReLU))
@@ -48,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="accelera train", description=__doc__.split("\n")[0].removeprefix("``accelera "
                                                                                                           "train``: "))
     p.add_argument("--dataset", choices=sorted(_IMAGE_SIDE), default="fashion-mnist")
-    p.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
+    p.add_argument("--model", choices=("mlp", "cnn", "lstm", "gru"), default="mlp")
     p.add_argument("--device", default=None, help="cpu, opencl:N or cuda:N (default: the best present)")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch-size", type=int, default=128)
