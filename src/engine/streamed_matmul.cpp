@@ -101,6 +101,12 @@ class StreamedMatmul {
     r.m = region.area.rows;
     r.n = region.area.cols;
     r.budget_bytes = region.budget;
+    // Live tensors may already hold the device's whole budget: that is running out of memory, not a bad
+    // request, so it takes the out-of-memory path (an error, or the CPU when that is the fallback).
+    if (r.budget_bytes <= 0)
+      throw OutOfMemoryError(fmt::format("live tensors on {} already hold its whole memory budget: no room is left "
+                                         "to stream tiles through; free tensors there or raise its budget",
+                                         m_settings.device.str()));
     if (m_chunks && region.is_first()) return plan_from_tiles(r, *m_chunks);
     return plan_matmul(r);
   }

@@ -263,6 +263,23 @@ def test_bad_input_is_typed():
     np.testing.assert_array_equal(a, np.ones((3, 4), np.float32))
 
 
+@pytest.mark.skipif("opencl:0" not in DEVICES, reason="needs an OpenCL device")
+def test_live_tensors_holding_the_whole_budget_are_out_of_memory():
+    """Other tensors on the device already use its whole budget: the streamed product has no room, which is
+    an OutOfMemoryError saying so (not a complaint about the request)."""
+    original = ac.memory_stats("opencl:0")["budget_bytes"]
+    held = ac.asarray(np.ones((256, 256), np.float32), device="opencl:0")
+    a = np.ones((64, 64), np.float32)
+    try:
+        ac.set_memory_budget("opencl:0", ac.memory_stats("opencl:0")["current_bytes"])
+        with pytest.raises(ac.OutOfMemoryError, match="already hold its whole memory budget"):
+            ac.MatrixEngine("opencl:0", enable_progress=False).matmul(a, a)
+    finally:
+        ac.set_memory_budget("opencl:0", original)
+    np.testing.assert_array_equal(a, np.ones((64, 64), np.float32))
+    del held
+
+
 def test_matrix_api_and_memory_info():
     A = ac.Matrix.randn((20, 10), seed=1)
     B = ac.Matrix.ones((10, 5))
