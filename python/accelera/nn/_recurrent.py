@@ -245,21 +245,19 @@ class _Recurrent(Module):
     def _initial_states(self, hx, batch: int, batched: bool, x: Tensor) -> list:
         raise NotImplementedError
 
-    def _run_direction(self, x, states, suffix: str, reverse: bool, length: int):
+    def _run_direction(self, x, states, suffix: str, reverse: bool):
         """(the (T, B, H) outputs, the final states) of one layer in one direction."""
         raise NotImplementedError
 
     def forward(self, x, hx=None):
         x, batched = self._sequence(x)
         states = self._initial_states(hx, x.shape[1], batched, x)
-        length = x.shape[0]
         finals = [[] for _ in states]
         for layer in range(self.num_layers):
             outputs = []
             for direction, suffix in enumerate(self._suffixes(layer)):
                 index = layer * self.directions + direction
-                sequence, last = self._run_direction(x, [s[index] for s in states], suffix, direction == 1,
-                                                     length)
+                sequence, last = self._run_direction(x, [s[index] for s in states], suffix, direction == 1)
                 outputs.append(sequence)
                 for kept, value in zip(finals, last):
                     kept.append(value)
@@ -299,7 +297,8 @@ class LSTM(_Recurrent):
                                 f"{type(hx).__name__}")
         return [self._initial(hx[0], "h_0", batch, batched, x), self._initial(hx[1], "c_0", batch, batched, x)]
 
-    def _run_direction(self, x, states, suffix, reverse, length):
+    def _run_direction(self, x, states, suffix, reverse):
+        length = x.shape[0]
         packed = _LSTMDirection.apply(x, states[0], states[1], *self._weights(suffix), reverse)
         return packed[:length], (packed[0 if reverse else length - 1], packed[length])
 
@@ -317,9 +316,9 @@ class GRU(_Recurrent):
     def _initial_states(self, hx, batch, batched, x):
         return [self._initial(hx, "h_0", batch, batched, x)]
 
-    def _run_direction(self, x, states, suffix, reverse, length):
+    def _run_direction(self, x, states, suffix, reverse):
         hs = _GRUDirection.apply(x, states[0], *self._weights(suffix), reverse)
-        return hs, (hs[0 if reverse else length - 1],)
+        return hs, (hs[0 if reverse else -1],)
 
     @staticmethod
     def _pack_finals(finals):

@@ -1,5 +1,5 @@
-"""``accelera train``: trains an MLP, a small CNN or a recurrent net on Fashion-MNIST or scikit-learn's digits on any device,
-with a progress bar per epoch, the final test accuracy, and a PNG of the loss and accuracy curves."""
+"""``accelera train``: trains an MLP, a CNN, an LSTM or a GRU on Fashion-MNIST or scikit-learn's digits
+on any device, with a progress bar per epoch, the final test accuracy, and a PNG of the loss and accuracy curves."""
 
 from __future__ import annotations
 
