@@ -19,6 +19,7 @@ int run_info(const InfoOptions& options) {
   const Config& cfg = config();
   const CpuSimdInfo simd = cpu_simd_info();
   const CpuBlasInfo blas = cpu_blas_info();
+  const CpuParallelGrain grain = cpu_parallel_grain();
   if (options.json) {
     nlohmann::json j;
     j["version"] = ACCELERA_VERSION;
@@ -27,6 +28,10 @@ int run_info(const InfoOptions& options) {
     j["memory_threshold"] = cfg.memory_threshold;
     j["allow_tf32"] = allow_tf32();
     j["cpu_simd"] = {{"compiled", simd.compiled}, {"supported", simd.supported}, {"active", simd.active}};
+    j["cpu_parallel_grain"] = {{"elements", grain.elements},
+                               {"wake_microseconds", grain.wake_microseconds},
+                               {"elements_per_microsecond", grain.elements_per_microsecond},
+                               {"threads", grain.threads}};
     j["cpu_blas"] = {{"library", blas.library},
                      {"symbols", blas.symbols},
                      {"config", blas.config},
@@ -66,6 +71,9 @@ int run_info(const InfoOptions& options) {
   fmt::print("default device: {}\n", default_device().str());
   fmt::print("CPU kernels: {} (compiled for {}; this CPU runs {}; ACCELERA_CPU_TARGET)\n", simd.active,
              fmt::join(simd.compiled, ", "), fmt::join(simd.supported, ", "));
+  fmt::print("CPU parallel grain: {} elements ({} threads; waking them costs {:.1f} us, one thread does {:.0f} "
+             "elements/us)\n",
+             grain.elements, grain.threads, grain.wake_microseconds, grain.elements_per_microsecond);
   fmt::print("CPU BLAS: {} ({}{}{}-bit sizes, {} threads; ACCELERA_CPU_BLAS in Python)\n", blas.library,
              blas.builtin ? "linked, " : "", blas.core.empty() ? "" : blas.core + " kernels, ", blas.integer_bits,
              blas.threads);

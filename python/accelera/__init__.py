@@ -33,6 +33,7 @@ from ._core import (
     absent_backends,
     allow_tf32,
     compiled_backends,
+    cpu_parallel_grain,
     cpu_simd_info,
     default_device,
 )
@@ -164,7 +165,7 @@ __all__ = [
     "InternalError", "KernelManager", "Matrix", "MatrixEngine", "MemoryManager", "NotSupportedError", "OutOfMemoryError",
     "OutOfRangeError",
     "ShapeError", "Tensor", "__version__", "abs", "absent_backends", "add", "allow_tf32", "asarray", "bfloat16", "bool_",
-    "chunking", "compiled_backends", "cpu_blas_info", "cpu_simd_info", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
+    "chunking", "compiled_backends", "cpu_blas_info", "cpu_parallel_grain", "cpu_simd_info", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
     "float16", "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "maximum", "mean", "minimum",
     "memory_stats", "multiply", "negative", "ones", "op_table", "relu", "set_allow_tf32", "set_log_level",
     "set_memory_budget", "sigmoid", "sqrt", "square", "subtract", "sum", "supports", "tanh", "use_cpu_blas", "zeros",

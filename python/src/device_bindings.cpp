@@ -111,6 +111,19 @@ void bind_devices(nb::module_& m) {
       },
       "The vector instruction sets the CPU kernels were compiled for ('compiled'), those this CPU runs\n"
       "('supported'), both best first, and the one in use ('active'; ACCELERA_CPU_TARGET can name a lesser one).");
+  m.def(
+      "cpu_parallel_grain",
+      []() {
+        const CpuParallelGrain g = cpu_parallel_grain();
+        nb::dict d;
+        d["elements"] = g.elements;
+        d["wake_microseconds"] = g.wake_microseconds;
+        d["elements_per_microsecond"] = g.elements_per_microsecond;
+        d["threads"] = g.threads;
+        return d;
+      },
+      "Element-wise CPU loops shorter than 'elements' run on one thread: the grain is measured once per\n"
+      "process from the OpenMP workers' wake-up cost ('wake_microseconds') and one thread's rate.");
   m.def("cpu_blas_info", []() {
     const CpuBlasInfo info = cpu_blas_info();
     nb::dict d;

@@ -14,8 +14,12 @@
 
 namespace accelera::backends {
 
-// Below this many elements a loop runs on the calling thread: a parallel region costs a few microseconds.
+// Below this many elements a reduction or scan runs on the calling thread. Fixed, so that the order of
+// their sums does not depend on the machine.
 inline constexpr std::int64_t kParallelGrain = 1 << 15;
+// Below this many elements an element-wise loop runs on the calling thread: measured once per process
+// (Note [Parallel grain] in accelera/cpu_features.hpp). Call it outside parallel regions.
+std::int64_t elementwise_parallel_grain();
 
 template <std::size_t N>
 struct LoopLayout {
@@ -93,7 +97,7 @@ template <std::size_t N, typename Row>
 void parallel_for_each_run(const LoopLayout<N>& layout, Row&& row) {
   const std::int64_t n = layout.numel;
   if (n == 0) return;
-  if (n < kParallelGrain || omp_in_parallel()) {
+  if (omp_in_parallel() || n < elementwise_parallel_grain()) {
     for_each_run(layout, 0, n, row);
     return;
   }

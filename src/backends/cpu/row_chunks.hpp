@@ -23,7 +23,7 @@ void for_each_row_run(std::int64_t rows, std::int64_t n, Fn&& fn) {
       pos += len;
     }
   };
-  if (total < backends::kParallelGrain || omp_in_parallel()) {
+  if (omp_in_parallel() || total < backends::elementwise_parallel_grain()) {
     run_range(0, total);
     return;
   }
@@ -36,7 +36,7 @@ void for_each_row_run(std::int64_t rows, std::int64_t n, Fn&& fn) {
 // Parallel loop over rows, on the calling thread when the whole matrix is small.
 template <typename Fn>
 void for_each_row(std::int64_t rows, std::int64_t n, Fn&& fn) {
-  const bool parallel = rows > 1 && rows * n >= backends::kParallelGrain / 4 && !omp_in_parallel();
+  const bool parallel = rows > 1 && !omp_in_parallel() && rows * n >= backends::elementwise_parallel_grain() / 4;
 #pragma omp parallel for schedule(static) if (parallel)
   for (std::int64_t r = 0; r < rows; ++r) fn(r);
 }

@@ -1,5 +1,6 @@
 // The gather kernel of take and take_along_axis on the CPU (Note [Gather and index checks] in ops/take.hpp):
 // elements move as raw bits, so one loop per element size serves every dtype.
+#include <algorithm>
 #include <atomic>
 
 #include "accelera/core/error.hpp"
@@ -20,6 +21,22 @@ void gather(const Tensor& source, std::int64_t axis_stride, std::int64_t axis_si
   const I* ind = static_cast<const I*>(indices.data_ptr());
   backends::parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
     bool run_bad = false;
+    if (st[2] == 0) {  // one index for the whole run (rows gathered along an outer axis): checked once
+      std::int64_t i = static_cast<std::int64_t>(ind[off[2]]);
+      if (i < 0) i += axis_size;
+      if (i < 0 || i >= axis_size) {
+        bad.store(true, std::memory_order_relaxed);
+        return;
+      }
+      const E* from = s + off[1] + i * axis_stride;
+      E* to = o + off[0];
+      if (st[0] == 1 && st[1] == 1) {
+        std::copy(from, from + len, to);
+      } else {
+        for (std::int64_t k = 0; k < len; ++k) to[k * st[0]] = from[k * st[1]];
+      }
+      return;
+    }
     for (std::int64_t k = 0; k < len; ++k) {
       std::int64_t i = static_cast<std::int64_t>(ind[off[2] + k * st[2]]);
       if (i < 0) i += axis_size;
