@@ -7,6 +7,7 @@
 // computes them (CUDA). All operands of a call share one dtype.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "accelera/core/tensor.hpp"
@@ -89,5 +90,45 @@ ACC_API Tensor im2col(const Tensor& x, const ConvWindow& window, double pad_valu
 // are dropped). image_shape is x's shape (N, C, *spatial) in the im2col call; patches must have its
 // (rows, columns). Deterministic: every element sums its entries in one fixed order.
 ACC_API Tensor col2im(const Tensor& patches, const Shape& image_shape, const ConvWindow& window);
+
+// ---- fused optimizer updates ------------------------------------------------------------------------------
+
+// The update rules of optimizer_step and their hyperparameters (PyTorch's torch.optim semantics).
+enum class OptimizerRule { sgd, adam, rmsprop };
+
+struct OptimizerHyperparameters {
+  OptimizerRule rule = OptimizerRule::sgd;
+  double lr = 1e-3;
+  double weight_decay = 0.0;
+  // true: p *= 1 - lr * weight_decay before the update (AdamW); false: g += weight_decay * p (L2).
+  bool decoupled_weight_decay = false;
+  double momentum = 0.0;   // sgd and rmsprop; > 0 keeps a momentum buffer
+  double dampening = 0.0;  // sgd: the buffer adds (1 - dampening) g after the first step
+  bool nesterov = false;   // sgd: step along g + momentum * buffer (needs momentum > 0, dampening 0)
+  double beta1 = 0.9, beta2 = 0.999;  // adam: decay of the first and second moment averages
+  bool amsgrad = false;               // adam: divide by the running maximum of the second moment
+  double alpha = 0.99;                // rmsprop: decay of the squared-gradient average
+  bool centered = false;              // rmsprop: subtract the squared mean gradient from that average
+  double eps = 1e-8;                  // adam and rmsprop: added to the denominator
+  // This update's number, counted from 1 for each parameter: Adam's bias corrections use it, and SGD's
+  // first momentum step sets the buffer to g (later ones blend it).
+  std::int64_t step = 1;
+};
+
+// The state tensors each parameter keeps under `h`, in the order optimizer_step takes them (PyTorch's
+// names): sgd {"momentum_buffer"} with momentum, else none; adam {"exp_avg", "exp_avg_sq"} and
+// "max_exp_avg_sq" with amsgrad; rmsprop {"square_avg"}, then "momentum_buffer" with momentum and
+// "grad_avg" when centered. Each starts as zeros of the parameter's shape, dtype and device.
+ACC_API std::vector<std::string> optimizer_state_names(const OptimizerHyperparameters& h);
+
+// One optimizer step over a group of parameters, in place: params[i] and its state[i] (the tensors named
+// by optimizer_state_names) are updated from grads[i] by one fused kernel (on the CPU one parallel pass
+// over every parameter; on CUDA one launch per 16 parameters; on OpenCL one launch per parameter), instead
+// of a dozen element-wise ops each. Every tensor is on one device in one floating dtype; params and state
+// are C-contiguous, writable and share no memory with each other or with the gradients; grads[i] has
+// params[i]'s shape in any layout. Everything is checked before anything is written, so a bad call leaves
+// every tensor as it was.
+ACC_API void optimizer_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                            const std::vector<std::vector<Tensor>>& state, const OptimizerHyperparameters& h);
 
 }  // namespace accelera

@@ -52,6 +52,36 @@ nb::dict backend_status(const std::string& kind_name) {
   return d;
 }
 
+// The hyperparameters of accelera.nn.optim's optimizers, by keyword (rule: "sgd", "adam" or "rmsprop").
+OptimizerHyperparameters hyperparameters(const std::string& rule, double lr, double weight_decay, bool decoupled,
+                                         double momentum, double dampening, bool nesterov, double beta1, double beta2,
+                                         bool amsgrad, double alpha, bool centered, double eps, std::int64_t step) {
+  OptimizerHyperparameters h;
+  if (rule == "sgd") {
+    h.rule = OptimizerRule::sgd;
+  } else if (rule == "adam") {
+    h.rule = OptimizerRule::adam;
+  } else if (rule == "rmsprop") {
+    h.rule = OptimizerRule::rmsprop;
+  } else {
+    throw ValueError("optimizer_step: rule must be 'sgd', 'adam' or 'rmsprop', got '" + rule + "'");
+  }
+  h.lr = lr;
+  h.weight_decay = weight_decay;
+  h.decoupled_weight_decay = decoupled;
+  h.momentum = momentum;
+  h.dampening = dampening;
+  h.nesterov = nesterov;
+  h.beta1 = beta1;
+  h.beta2 = beta2;
+  h.amsgrad = amsgrad;
+  h.alpha = alpha;
+  h.centered = centered;
+  h.eps = eps;
+  h.step = step;
+  return h;
+}
+
 }  // namespace
 
 void bind_nn(nb::module_& m) {
@@ -129,6 +159,27 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("patches"), nb::arg("image_shape"), nb::arg("kernel"), nb::arg("stride"), nb::arg("padding"),
       nb::arg("dilation"), release);
+  m.def(
+      "optimizer_step",
+      [](const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+         const std::vector<std::vector<Tensor>>& state, const std::string& rule, double lr, double weight_decay,
+         bool decoupled_weight_decay, double momentum, double dampening, bool nesterov, double beta1, double beta2,
+         bool amsgrad, double alpha, bool centered, double eps, std::int64_t step) {
+        optimizer_step(params, grads, state,
+                       hyperparameters(rule, lr, weight_decay, decoupled_weight_decay, momentum, dampening, nesterov,
+                                       beta1, beta2, amsgrad, alpha, centered, eps, step));
+      },
+      nb::arg("params"), nb::arg("grads"), nb::arg("state"), nb::arg("rule"), nb::arg("lr"), nb::arg("weight_decay"),
+      nb::arg("decoupled_weight_decay"), nb::arg("momentum"), nb::arg("dampening"), nb::arg("nesterov"),
+      nb::arg("beta1"), nb::arg("beta2"), nb::arg("amsgrad"), nb::arg("alpha"), nb::arg("centered"), nb::arg("eps"),
+      nb::arg("step"), release);
+  m.def(
+      "optimizer_state_names",
+      [](const std::string& rule, double momentum, bool amsgrad, bool centered) {
+        return optimizer_state_names(
+            hyperparameters(rule, 0, 0, false, momentum, 0, false, 0.9, 0.999, amsgrad, 0.99, centered, 0, 1));
+      },
+      nb::arg("rule"), nb::arg("momentum"), nb::arg("amsgrad"), nb::arg("centered"));
   m.def("_backend_status", &backend_status, nb::arg("device"));
   m.def(
       "_synchronize",

@@ -74,5 +74,50 @@ TEST(NnBadInput, SlidingWindowsNameWhatIsWrong) {
                            {patches});
 }
 
+// optimizer_step checks the whole group before writing anything: a bad tensor late in the list leaves the
+// earlier parameters and their state untouched.
+TEST(NnBadInput, OptimizerStepChecksEverythingFirst) {
+  std::mt19937_64 rng(5);
+  const auto rand = [&](const Shape& s, DType dt = DType::f32) { return random_tensor(s, dt, rng); };
+  const Tensor p0 = rand(Shape{4, 3}), g0 = rand(Shape{4, 3}), m0 = rand(Shape{4, 3}), v0 = rand(Shape{4, 3});
+  const Tensor p1 = rand(Shape{5}), g1 = rand(Shape{5}), m1 = rand(Shape{5}), v1 = rand(Shape{5});
+  accelera::OptimizerHyperparameters adam;
+  adam.rule = accelera::OptimizerRule::adam;
+  const std::vector<Tensor> all = {p0, g0, m0, v0, p1, g1, m1, v1};
+  const auto step = [&](std::vector<Tensor> ps, std::vector<Tensor> gs, std::vector<std::vector<Tensor>> ss,
+                        const accelera::OptimizerHyperparameters& h) { accelera::optimizer_step(ps, gs, ss, h); };
+  expect_error<ShapeError>([&] { step({p0, p1}, {g0, rand(Shape{6})}, {{m0, v0}, {m1, v1}}, adam); },
+                           "the gradient of parameter 1 has shape (6,)", all);
+  expect_error<DTypeError>([&] { step({p0, p1}, {g0, rand(Shape{5}, DType::f64)}, {{m0, v0}, {m1, v1}}, adam); },
+                           "float64", all);
+  expect_error<ValueError>([&] { step({p0, p1}, {g0, g1}, {{m0, v0}, {m1}}, adam); },
+                           "parameter 1 has 1 state tensors; the adam rule with these options keeps 2 (exp_avg, "
+                           "exp_avg_sq)",
+                           all);
+  expect_error<ValueError>([&] { step({p0, p1}, {g0, g1}, {{m0, v0}, {m1, m1}}, adam); },
+                           "exp_avg of parameter 1 and exp_avg_sq of parameter 1 share memory", all);
+  expect_error<ValueError>([&] { step({p0, p1}, {g0, p0.reshape(std::vector<std::int64_t>{12}).slice(0, 7, 12)}, {{m0, v0}, {m1, v1}}, adam); },
+                           "the gradient of parameter 1 shares memory with parameter 0", all);
+  const Tensor wide = rand(Shape{4, 6});
+  expect_error<ValueError>([&] { step({wide.slice(1, 0, 3)}, {g0}, {{m0, v0}}, adam); }, "not C-contiguous", {wide});
+  expect_error<ValueError>([&] { step({p0}, {g0}, {{m0}}, accelera::OptimizerHyperparameters{}); },
+                           "keeps none", {p0});
+  auto bad = adam;
+  bad.beta2 = 1.0;
+  expect_error<ValueError>([&] { step({p0}, {g0}, {{m0, v0}}, bad); }, "beta2 must be in [0, 1)", {p0, m0, v0});
+  bad = adam;
+  bad.step = 0;
+  expect_error<ValueError>([&] { step({p0}, {g0}, {{m0, v0}}, bad); }, "step counts from 1", {p0, m0, v0});
+  bad = accelera::OptimizerHyperparameters{};
+  bad.nesterov = true;
+  expect_error<ValueError>([&] { step({p0}, {g0}, {{}}, bad); }, "Nesterov", {p0});
+  bad.nesterov = false;
+  bad.lr = -1;
+  expect_error<ValueError>([&] { step({p0}, {g0}, {{}}, bad); }, "lr must be in [0, inf)", {p0});
+  const auto before = storage_bytes(p1);
+  step({p0, p1}, {g0, g1}, {{m0, v0}, {m1, v1}}, adam);  // the same tensors in a valid call: updated
+  EXPECT_NE(storage_bytes(p1), before);
+}
+
 }  // namespace
 }  // namespace acc_test

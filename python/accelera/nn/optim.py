@@ -1,14 +1,18 @@
-"""Optimizers (SGD with momentum and Nesterov, Adam, AdamW, RMSprop), learning-rate schedules and gradient
-clipping. Updates run on the parameters' device under no_grad; each parameter is overwritten in place, so
-modules and graphs keep referring to the same tensor.
+"""Optimizers (SGD with momentum and Nesterov, Adam, AdamW with AMSGrad, RMSprop), learning-rate schedules
+and gradient clipping. ``step()`` updates every parameter and its state in place with the fused
+``optimizer_step`` op: one kernel pass over the whole group (on the CPU one parallel loop, on CUDA one
+launch per 16 parameters, on OpenCL one per parameter) instead of a dozen element-wise ops per parameter.
+Modules and graphs keep referring to the same tensors. The update rules are torch.optim's.
 """
 
 from __future__ import annotations
 
 import math
 
+from .. import _core
 from .. import _ops as O
-from .._core import ArgumentError, Tensor, _copy_into
+from .._core import ArgumentError, Tensor
+from .._creation import zeros
 from ..autograd import no_grad
 
 
@@ -18,9 +22,19 @@ def _nonnegative(value, what: str) -> float:
     return float(value)
 
 
+def _fraction(value, what: str) -> float:
+    value = _nonnegative(value, what)
+    if value >= 1:
+        raise ArgumentError(f"{what} must be in [0, 1), got {value!r}")
+    return value
+
+
 class Optimizer:
     """Holds parameters (leaf tensors that require grad) and their per-parameter state; ``step()`` applies
-    one update from their ``.grad`` (parameters without a gradient are left alone)."""
+    one update from their ``.grad`` (parameters without a gradient are left alone, and their step count
+    does not advance). ``state[i]`` holds parameter i's ``step`` and its buffers under torch.optim's names."""
+
+    rule = ""
 
     def __init__(self, params, lr: float):
         self.params = list(params)
@@ -37,75 +51,85 @@ class Optimizer:
         for p in self.params:
             p.grad = None
 
+    def _hyperparameters(self) -> dict:
+        """The keyword arguments of the fused op other than lr and step."""
+        raise NotImplementedError
+
     def step(self) -> None:
         self.steps += 1
+        h = self._hyperparameters()
+        names = _core.optimizer_state_names(self.rule, h["momentum"], h["amsgrad"], h["centered"])
+        # One fused call per (device, dtype, step count): normally the whole model at once.
+        groups: dict[tuple, list[int]] = {}
         with no_grad():
             for i, p in enumerate(self.params):
-                if p.grad is not None:
-                    _copy_into(self._updated(p, p.grad, self.state.setdefault(i, {})), p)
-
-    def _updated(self, p: Tensor, g: Tensor, state: dict) -> Tensor:
-        raise NotImplementedError
+                if p.grad is None:
+                    continue
+                state = self.state.setdefault(i, {"step": 0})
+                for name in names:
+                    if name not in state:
+                        state[name] = zeros(p.shape, dtype=p.dtype, device=p.device)
+                groups.setdefault((str(p.device), str(p.dtype), state["step"] + 1), []).append(i)
+            for (_, _, step), members in groups.items():
+                _core.optimizer_step([self.params[i] for i in members], [self.params[i].grad for i in members],
+                                     [[self.state[i][n] for n in names] for i in members], rule=self.rule,
+                                     lr=self.lr, step=step, **h)
+                for i in members:  # counted once the update has run: a refused call leaves the state as it was
+                    self.state[i]["step"] = step
 
     def state_dict(self) -> dict:
         return {"lr": self.lr, "steps": self.steps, "state": self.state}
 
 
+def _options(*, weight_decay=0.0, decoupled=False, momentum=0.0, dampening=0.0, nesterov=False, betas=(0.9, 0.999),
+             amsgrad=False, alpha=0.99, centered=False, eps=1e-8) -> dict:
+    return {"weight_decay": weight_decay, "decoupled_weight_decay": decoupled, "momentum": momentum,
+            "dampening": dampening, "nesterov": nesterov, "beta1": betas[0], "beta2": betas[1], "amsgrad": amsgrad,
+            "alpha": alpha, "centered": centered, "eps": eps}
+
+
 class SGD(Optimizer):
-    """p -= lr * (g + weight_decay p), with heavy-ball ``momentum`` (buffer = momentum buffer + g) or
-    ``nesterov`` (g + momentum * buffer)."""
+    """p -= lr * (g + weight_decay p), with heavy-ball ``momentum`` (the buffer starts as g, then becomes
+    momentum * buffer + (1 - dampening) g) or ``nesterov`` (steps along g + momentum * buffer)."""
+
+    rule = "sgd"
 
     def __init__(self, params, lr: float = 0.01, momentum: float = 0.0, nesterov: bool = False,
-                 weight_decay: float = 0.0):
+                 weight_decay: float = 0.0, dampening: float = 0.0):
         super().__init__(params, lr)
         self.momentum = _nonnegative(momentum, "momentum")
         self.weight_decay = _nonnegative(weight_decay, "weight_decay")
-        if nesterov and self.momentum == 0:
-            raise ArgumentError("Nesterov momentum needs momentum > 0")
+        self.dampening = _nonnegative(dampening, "dampening")
+        if self.dampening > 1:
+            raise ArgumentError(f"dampening must be in [0, 1], got {dampening!r}")
+        if nesterov and (self.momentum == 0 or self.dampening != 0):
+            raise ArgumentError("Nesterov momentum needs momentum > 0 and dampening 0")
         self.nesterov = bool(nesterov)
 
-    def _updated(self, p, g, state):
-        if self.weight_decay:
-            g = O.add(g, O.multiply(p, self.weight_decay))
-        if self.momentum:
-            buf = state.get("momentum")
-            buf = g if buf is None else O.add(O.multiply(buf, self.momentum), g)
-            state["momentum"] = buf
-            g = O.add(g, O.multiply(buf, self.momentum)) if self.nesterov else buf
-        return O.subtract(p, O.multiply(g, self.lr))
+    def _hyperparameters(self):
+        return _options(weight_decay=self.weight_decay, momentum=self.momentum, dampening=self.dampening,
+                        nesterov=self.nesterov)
 
 
 class Adam(Optimizer):
     """Adam (Kingma & Ba) with bias correction; ``weight_decay`` adds an L2 term to the gradient (use
-    :class:`AdamW` for decoupled decay)."""
+    :class:`AdamW` for decoupled decay); ``amsgrad`` divides by the running maximum of the second moment."""
 
+    rule = "adam"
     decoupled = False
 
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0):
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0,
+                 amsgrad: bool = False):
         super().__init__(params, lr)
         b1, b2 = betas
-        if not (0 <= b1 < 1 and 0 <= b2 < 1):
-            raise ArgumentError(f"Adam betas must be in [0, 1), got {betas}")
-        self.betas = (float(b1), float(b2))
+        self.betas = (_fraction(b1, "Adam beta1"), _fraction(b2, "Adam beta2"))
         self.eps = _nonnegative(eps, "eps")
         self.weight_decay = _nonnegative(weight_decay, "weight_decay")
+        self.amsgrad = bool(amsgrad)
 
-    def _updated(self, p, g, state):
-        b1, b2 = self.betas
-        if self.weight_decay and not self.decoupled:
-            g = O.add(g, O.multiply(p, self.weight_decay))
-        m, v = state.get("m"), state.get("v")
-        m = O.multiply(g, 1 - b1) if m is None else O.add(O.multiply(m, b1), O.multiply(g, 1 - b1))
-        g2 = O.square(g)
-        v = O.multiply(g2, 1 - b2) if v is None else O.add(O.multiply(v, b2), O.multiply(g2, 1 - b2))
-        state["m"], state["v"] = m, v
-        t = self.steps
-        # lr * m_hat / (sqrt(v_hat) + eps), with both bias corrections folded into two scalars
-        step_size = self.lr * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        eps_hat = self.eps * math.sqrt(1 - b2 ** t)
-        if self.weight_decay and self.decoupled:
-            p = O.multiply(p, 1 - self.lr * self.weight_decay)
-        return O.subtract(p, O.multiply(O.divide(m, O.add(O.sqrt(v), eps_hat)), step_size))
+    def _hyperparameters(self):
+        return _options(weight_decay=self.weight_decay, decoupled=self.decoupled, betas=self.betas,
+                        amsgrad=self.amsgrad, eps=self.eps)
 
 
 class AdamW(Adam):
@@ -113,38 +137,29 @@ class AdamW(Adam):
 
     decoupled = True
 
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.01):
-        super().__init__(params, lr, betas, eps, weight_decay)
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.01,
+                 amsgrad: bool = False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)
 
 
 class RMSprop(Optimizer):
-    """p -= lr * g / (sqrt(mean of g^2) + eps), the mean a running average with ``alpha``; optional
-    momentum on the scaled step."""
+    """p -= lr * g / (sqrt(mean of g^2) + eps), the mean a running average with ``alpha``; ``centered``
+    subtracts the squared running mean of g first; optional momentum on the scaled step."""
+
+    rule = "rmsprop"
 
     def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, momentum: float = 0.0,
-                 weight_decay: float = 0.0):
+                 weight_decay: float = 0.0, centered: bool = False):
         super().__init__(params, lr)
-        if not 0 <= alpha < 1:
-            raise ArgumentError(f"RMSprop alpha must be in [0, 1), got {alpha}")
-        self.alpha = float(alpha)
+        self.alpha = _fraction(alpha, "RMSprop alpha")
         self.eps = _nonnegative(eps, "eps")
         self.momentum = _nonnegative(momentum, "momentum")
         self.weight_decay = _nonnegative(weight_decay, "weight_decay")
+        self.centered = bool(centered)
 
-    def _updated(self, p, g, state):
-        if self.weight_decay:
-            g = O.add(g, O.multiply(p, self.weight_decay))
-        sq = state.get("square_avg")
-        g2 = O.square(g)
-        sq = O.multiply(g2, 1 - self.alpha) if sq is None else O.add(O.multiply(sq, self.alpha),
-                                                                     O.multiply(g2, 1 - self.alpha))
-        state["square_avg"] = sq
-        step = O.divide(g, O.add(O.sqrt(sq), self.eps))
-        if self.momentum:
-            buf = state.get("momentum")
-            step = step if buf is None else O.add(O.multiply(buf, self.momentum), step)
-            state["momentum"] = step
-        return O.subtract(p, O.multiply(step, self.lr))
+    def _hyperparameters(self):
+        return _options(weight_decay=self.weight_decay, momentum=self.momentum, alpha=self.alpha,
+                        centered=self.centered, eps=self.eps)
 
 
 OPTIMIZERS = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
