@@ -24,6 +24,8 @@ ACC_API CpuSimdInfo cpu_simd_info();
 // under the passive wait policy, so no constant suits every machine: the cost is measured once, on first
 // use (about a millisecond), and the grain set where splitting the work starts to pay. Reductions and scans
 // keep a fixed grain, so that their summation order does not depend on the machine's timing.
+// ACCELERA_PARALLEL_GRAIN=<elements> sets the grain instead (the C++ tests use a small one, so that their
+// small shapes run the parallel paths too); a value that is not a positive integer is a ValueError.
 struct CpuParallelGrain {
   std::int64_t elements = 0;              // the grain in use
   double wake_microseconds = 0;           // median cost of an empty parallel region

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <vector>
 
+#include "accelera/core/error.hpp"
 #include "accelera/cpu_features.hpp"
 #include "backends/common/strided_loop.hpp"
 
@@ -53,7 +55,13 @@ CpuParallelGrain measure() {
   // Split across T threads, n elements take wake + n / (T rate) instead of n / rate: it pays from
   // n = wake rate T / (T - 1).
   constexpr std::int64_t lo = 1 << 14, hi = 1 << 20;
-  if (g.threads <= 1) {
+  if (const char* forced = std::getenv("ACCELERA_PARALLEL_GRAIN"); forced != nullptr) {
+    char* end = nullptr;
+    const long long value = std::strtoll(forced, &end, 10);
+    ACC_CHECK(end != forced && *end == '\0' && value >= 1, ValueError,
+              "ACCELERA_PARALLEL_GRAIN must be a positive number of elements, got '{}'", forced);
+    g.elements = value;
+  } else if (g.threads <= 1) {
     g.elements = hi;
   } else {
     const double pays = g.wake_microseconds * g.elements_per_microsecond * g.threads / (g.threads - 1);
