@@ -90,18 +90,24 @@ void check_no_overlap(const std::vector<OptimizerSlot>& slots, const std::vector
     }
     add(read, slots[i].g, "the gradient of parameter " + std::to_string(i));
   }
-  std::sort(written.begin(), written.end(),
-            [](const Span& a, const Span& b) { return std::tie(a.storage, a.begin) < std::tie(b.storage, b.begin); });
+  const auto by_start = [](const Span& a, const Span& b) {
+    return std::tie(a.storage, a.begin) < std::tie(b.storage, b.begin);
+  };
+  std::sort(written.begin(), written.end(), by_start);
   for (std::size_t k = 1; k < written.size(); ++k) {
     ACC_CHECK(!overlaps(written[k - 1], written[k]), ValueError,
               "{}: {} and {} share memory; each is updated in place, so they must not overlap", kOp,
               written[k - 1].what, written[k].what);
   }
-  for (const Span& r : read) {  // a few spans per parameter: a plain scan costs nothing beside the kernel
-    for (const Span& w : written) {
-      ACC_CHECK(!overlaps(w, r), ValueError, "{}: {} shares memory with {}, which this step overwrites", kOp, r.what,
-                w.what);
-    }
+  // The written spans are now disjoint and sorted: a read span overlaps one of them only if it overlaps the
+  // last one starting before its end.
+  for (const Span& r : read) {
+    const Span end_of_r{r.storage, r.end, r.end, {}};
+    const auto after = std::lower_bound(written.begin(), written.end(), end_of_r, by_start);
+    if (after == written.begin()) continue;
+    const Span& w = *(after - 1);
+    ACC_CHECK(!overlaps(w, r), ValueError, "{}: {} shares memory with {}, which this step overwrites", kOp, r.what,
+              w.what);
   }
 }
 
@@ -109,6 +115,32 @@ void check_written(const Tensor& t, const Tensor& ref, std::string_view op, cons
   check_like(t, ref, op, what, "parameter 0");
   ACC_CHECK(t.is_contiguous(), ValueError, "{}: {} is not C-contiguous; it is updated in place", op, what);
   ACC_CHECK(!t.storage()->is_read_only(), ValueError, "{}: {} is read-only; it is updated in place", op, what);
+}
+
+// A state tensor's public name and its slot (Note [Optimizer update]); the public order is the slot order
+// with the absent slots dropped.
+struct StateSlot {
+  const char* name;
+  Tensor OptimizerSlot::*slot;
+};
+
+std::vector<StateSlot> state_slots(const OptimizerHyperparameters& h) {
+  std::vector<StateSlot> slots;
+  switch (h.rule) {
+    case OptimizerRule::sgd:
+      if (h.momentum > 0) slots.push_back({"momentum_buffer", &OptimizerSlot::s0});
+      return slots;
+    case OptimizerRule::adam:
+      slots = {{"exp_avg", &OptimizerSlot::s0}, {"exp_avg_sq", &OptimizerSlot::s1}};
+      if (h.amsgrad) slots.push_back({"max_exp_avg_sq", &OptimizerSlot::s2});
+      return slots;
+    case OptimizerRule::rmsprop:
+      slots = {{"square_avg", &OptimizerSlot::s0}};
+      if (h.momentum > 0) slots.push_back({"momentum_buffer", &OptimizerSlot::s1});
+      if (h.centered) slots.push_back({"grad_avg", &OptimizerSlot::s2});
+      return slots;
+  }
+  throw ValueError(fmt::format("{}: unknown rule {}", kOp, static_cast<int>(h.rule)));
 }
 
 OptimizerCoefficients coefficients_of(const OptimizerHyperparameters& h) {
@@ -140,25 +172,15 @@ OptimizerCoefficients coefficients_of(const OptimizerHyperparameters& h) {
 }  // namespace
 
 std::vector<std::string> optimizer_state_names(const OptimizerHyperparameters& h) {
-  switch (h.rule) {
-    case OptimizerRule::sgd:
-      return h.momentum > 0 ? std::vector<std::string>{"momentum_buffer"} : std::vector<std::string>{};
-    case OptimizerRule::adam:
-      return h.amsgrad ? std::vector<std::string>{"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}
-                       : std::vector<std::string>{"exp_avg", "exp_avg_sq"};
-    case OptimizerRule::rmsprop: {
-      std::vector<std::string> names{"square_avg"};
-      if (h.momentum > 0) names.emplace_back("momentum_buffer");
-      if (h.centered) names.emplace_back("grad_avg");
-      return names;
-    }
-  }
-  throw ValueError(fmt::format("{}: unknown rule {}", kOp, static_cast<int>(h.rule)));
+  std::vector<std::string> names;
+  for (const StateSlot& s : state_slots(h)) names.emplace_back(s.name);
+  return names;
 }
 
 void optimizer_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                     const std::vector<std::vector<Tensor>>& state, const OptimizerHyperparameters& h) {
   check_hyperparameters(h);
+  const std::vector<StateSlot> layout = state_slots(h);
   const std::vector<std::string> names = optimizer_state_names(h);
   ACC_CHECK(grads.size() == params.size() && state.size() == params.size(), ValueError,
             "{}: {} parameters, {} gradients and {} state lists; give one of each per parameter", kOp, params.size(),
@@ -181,13 +203,7 @@ void optimizer_step(const std::vector<Tensor>& params, const std::vector<Tensor>
       check_same_shape(state[i][j], params[i], kOp, what, which);
     }
     OptimizerSlot slot{params[i], grads[i], {}, {}, {}};
-    // Slots by meaning (Note [Optimizer update]); the public order is the slot order with gaps dropped.
-    for (std::size_t j = 0; j < names.size(); ++j) {
-      const std::string& n = names[j];
-      const bool third = n == "max_exp_avg_sq" || n == "grad_avg";
-      const bool second = n == "exp_avg_sq" || (h.rule == OptimizerRule::rmsprop && n == "momentum_buffer");
-      (third ? slot.s2 : second ? slot.s1 : slot.s0) = state[i][j];
-    }
+    for (std::size_t j = 0; j < layout.size(); ++j) slot.*layout[j].slot = state[i][j];
     slots.push_back(std::move(slot));
   }
   check_no_overlap(slots, state, names);

@@ -19,12 +19,17 @@ void gather(const Tensor& source, std::int64_t axis_stride, std::int64_t axis_si
   E* o = static_cast<E*>(out.data_ptr());
   const E* s = static_cast<const E*>(source.data_ptr());
   const I* ind = static_cast<const I*>(indices.data_ptr());
+  // The element an index names along the axis (negative ones count from the end); -1 when out of range.
+  const auto position = [axis_size](I index) {
+    std::int64_t i = static_cast<std::int64_t>(index);
+    if (i < 0) i += axis_size;
+    return i >= 0 && i < axis_size ? i : std::int64_t{-1};
+  };
   backends::parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
     bool run_bad = false;
     if (st[2] == 0) {  // one index for the whole run (rows gathered along an outer axis): checked once
-      std::int64_t i = static_cast<std::int64_t>(ind[off[2]]);
-      if (i < 0) i += axis_size;
-      if (i < 0 || i >= axis_size) {
+      const std::int64_t i = position(ind[off[2]]);
+      if (i < 0) {
         bad.store(true, std::memory_order_relaxed);
         return;
       }
@@ -38,9 +43,8 @@ void gather(const Tensor& source, std::int64_t axis_stride, std::int64_t axis_si
       return;
     }
     for (std::int64_t k = 0; k < len; ++k) {
-      std::int64_t i = static_cast<std::int64_t>(ind[off[2] + k * st[2]]);
-      if (i < 0) i += axis_size;
-      if (i < 0 || i >= axis_size) {
+      const std::int64_t i = position(ind[off[2] + k * st[2]]);
+      if (i < 0) {
         run_bad = true;
         continue;
       }

@@ -17,11 +17,13 @@ constexpr std::size_t kLocal = 256;
 void optimizer_step_kernel(const std::vector<OptimizerSlot>& slots, const OptimizerCoefficients& c) {
   ClDevice& d = cl_device(slots.front().p.device());
   const DType dtype = slots.front().p.dtype();
+  // Every parameter of the group has the same state slots, so one program variant serves them all.
+  const OptimizerSlot& first = slots.front();
+  const std::string options =
+      fmt::format("{} -DRULE={}{}{}{}", element_options(d, dtype), c.rule, first.s0.defined() ? " -DHAS_S0" : "",
+                  first.s1.defined() ? " -DHAS_S1" : "", first.s2.defined() ? " -DHAS_S2" : "");
+  const Kernel kernel = make_kernel(d, "optimizer_step", options);
   for (const OptimizerSlot& s : slots) {
-    const std::string options =
-        fmt::format("{} -DRULE={}{}{}{}", element_options(d, dtype), c.rule, s.s0.defined() ? " -DHAS_S0" : "",
-                    s.s1.defined() ? " -DHAS_S1" : "", s.s2.defined() ? " -DHAS_S2" : "");
-    const Kernel kernel = make_kernel(d, "optimizer_step", options);
     KernelArgs args(kernel.get());
     args.add(static_cast<cl_long>(s.p.numel())).add(buffer_of(s.p)).add(off(s.p)).add(buffer_of(s.g)).add(off(s.g));
     for (const Tensor* t : {&s.s0, &s.s1, &s.s2}) args.add(buffer_or_null(*t)).add(off_or_zero(*t));
