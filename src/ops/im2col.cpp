@@ -69,11 +69,12 @@ Tensor im2col(const Tensor& x, const ConvWindow& window, double pad_value) {
   constexpr std::string_view op = "im2col";
   check_nn_operand(x, op, "x");
   const WindowGeometry g = geometry_of(x.shape(), window, op);
-  Tensor patches = Tensor::empty(Shape{g.rows(), g.cols()}, x.dtype(), x.device());
-  const auto kernel = kernel_for(op::im2col, x.device(), x.dtype());
-  if (patches.numel() == 0) return patches;
-  kernel(x.contiguous(), g, pad_value, patches);
-  return patches;
+  // Half formats on a device without half kernels: through float32, rounded once (kernel_dtype).
+  const DType computed = kernel_dtype(op, x.device(), x.dtype());
+  Tensor patches = Tensor::empty(Shape{g.rows(), g.cols()}, computed, x.device());
+  const auto kernel = kernel_for(op::im2col, x.device(), computed);
+  if (patches.numel() > 0) kernel(cast_to(x, computed).contiguous(), g, pad_value, patches);
+  return cast_to(patches, x.dtype());
 }
 
 Tensor col2im(const Tensor& patches, const Shape& image_shape, const ConvWindow& window) {
@@ -83,11 +84,12 @@ Tensor col2im(const Tensor& patches, const Shape& image_shape, const ConvWindow&
   ACC_CHECK(patches.shape() == Shape({g.rows(), g.cols()}), ShapeError,
             "{}: patches of an image of shape {} under this window have shape ({}, {}), got {}", op,
             image_shape.str(), g.rows(), g.cols(), patches.shape().str());
-  Tensor image = Tensor::empty(image_shape, patches.dtype(), patches.device());
-  const auto kernel = kernel_for(op::col2im, patches.device(), patches.dtype());
-  if (image.numel() == 0) return image;  // otherwise every axis of the patches is non-empty too
-  kernel(patches.contiguous(), g, image);
-  return image;
+  const DType computed = kernel_dtype(op, patches.device(), patches.dtype());
+  Tensor image = Tensor::empty(image_shape, computed, patches.device());
+  const auto kernel = kernel_for(op::col2im, patches.device(), computed);
+  // With no elements in the image, every axis of the patches is empty too.
+  if (image.numel() > 0) kernel(cast_to(patches, computed).contiguous(), g, image);
+  return cast_to(image, patches.dtype());
 }
 
 }  // namespace accelera

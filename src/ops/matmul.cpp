@@ -68,13 +68,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const Tensor a2 = a.ndim() == 1 ? a.unsqueeze(0) : a;
   const Tensor b2 = b.ndim() == 1 ? b.unsqueeze(1) : b;
   const MatmulShapes s = matmul_shapes(a2, b2, a.shape(), b.shape(), "matmul");
-  const auto kernel = kernel_for(op::matmul, a.device(), dtype);
-  Tensor out = Tensor::empty(s.out, dtype, a.device());
+  // float16 and bfloat16 on a device without a half GEMM: a float32 product, rounded once (kernel_dtype).
+  const DType computed = kernel_dtype(op::matmul.name, a.device(), dtype);
+  const auto kernel = kernel_for(op::matmul, a.device(), computed);
+  Tensor out = Tensor::empty(s.out, computed, a.device());
   if (out.numel() > 0 && s.k == 0) {
     fill_tensor(out, 0.0);  // an empty sum
   } else if (out.numel() > 0) {
-    kernel(cast_to(a2, dtype).broadcast_to(s.a), cast_to(b2, dtype).broadcast_to(s.b), out, false);
+    kernel(cast_to(a2, computed).broadcast_to(s.a), cast_to(b2, computed).broadcast_to(s.b), out, false);
   }
+  out = cast_to(out, dtype);
   if (a.ndim() == 1 || b.ndim() == 1) {
     std::vector<std::int64_t> dims = s.batch.dims();
     if (a.ndim() != 1) dims.push_back(s.m);
@@ -101,19 +104,20 @@ void matmul_into(const Tensor& a, const Tensor& b, const Tensor& out, bool accum
   ACC_CHECK(!out.storage()->is_read_only(), ValueError, "{}: out is read-only", name);
   ACC_CHECK(!out.shares_storage_with(a) && !out.shares_storage_with(b), ValueError,
             "{}: out shares memory with an operand; the product would overwrite values it still reads", name);
-  const auto kernel = kernel_for(op::matmul, a.device(), dtype);
+  const DType computed = kernel_dtype(op::matmul.name, a.device(), dtype);
+  const auto kernel = kernel_for(op::matmul, a.device(), computed);
   if (out.numel() == 0) return;
   if (s.k == 0) {  // an empty sum
     if (!accumulate) fill_tensor(out, 0.0);
     return;
   }
-  const Tensor av = cast_to(a, dtype).broadcast_to(s.a), bv = cast_to(b, dtype).broadcast_to(s.b);
-  if (out.is_contiguous()) {
+  const Tensor av = cast_to(a, computed).broadcast_to(s.a), bv = cast_to(b, computed).broadcast_to(s.b);
+  if (out.is_contiguous() && computed == dtype) {
     kernel(av, bv, out, accumulate);
     return;
   }
-  // Kernels write C-contiguous results: compute into a contiguous copy and copy that back.
-  const Tensor staged = accumulate ? out.clone() : Tensor::empty(out.shape(), dtype, out.device());
+  // Kernels write C-contiguous results in the computed dtype: compute into such a copy and copy that back.
+  const Tensor staged = accumulate ? out.astype(computed) : Tensor::empty(out.shape(), computed, out.device());
   kernel(av, bv, staged, accumulate);
   copy_into(staged, out);
 }

@@ -206,7 +206,6 @@ TEST(Matmul, Errors) {
   EXPECT_THROW(matmul(ones(Shape{3}), full(Shape{}, 2.0)), ShapeError);
   EXPECT_THROW(matmul(ones(Shape{2, 2}, DType::i32), ones(Shape{2, 2}, DType::i32)), DTypeError);
   EXPECT_THROW(matmul(ones(Shape{2, 2}, DType::i64), ones(Shape{2, 2}, DType::i32)), DTypeError);
-  EXPECT_THROW(matmul(ones(Shape{2, 2}, DType::f16), ones(Shape{2, 2}, DType::f16)), NotSupportedError);
   EXPECT_THROW(matmul(ones(Shape{2, 2}, DType::boolean), ones(Shape{2, 2}, DType::boolean)), DTypeError);
   EXPECT_THROW(matmul(Tensor(), a), ValueError);
   EXPECT_THROW(matmul(a, Tensor()), ValueError);

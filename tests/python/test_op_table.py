@@ -28,16 +28,19 @@ def test_op_table_lists_every_public_op_on_the_cpu():
     cpu = {e["op"]: e["dtypes"] for e in ac.op_table() if e["device_kind"] == "cpu"}
     for op in ("add", "exp", "matmul", "sum", "gelu", "layer_norm_backward", "attention", "copy", "fill"):
         assert "float32" in cpu[op], op
-    assert "float16" not in cpu["exp"]
+    assert "float16" in cpu["exp"] and "float16" not in cpu["gelu"]
 
 
 def test_supports_matches_what_runs():
     x16 = ac.asarray(np.ones((4, 4), np.float32)).astype("float16")
+    # matmul has no half GEMM on the CPU: supports() says so, and the op layer rounds the float32 product once.
     assert not ac.supports("cpu", "matmul", "float16")
-    with pytest.raises(ac.NotSupportedError, match="matmul does not compute float16 on cpu"):
-        ac.matmul(x16, x16)
-    # Element-wise functions compute float16 in float32 where the device has no float16 kernel.
-    assert not ac.supports("cpu", "exp", "float16") and ac.exp(x16).dtype == "float16"
+    assert ac.matmul(x16, x16).dtype == "float16"
+    assert ac.supports("cpu", "exp", "float16") and ac.exp(x16).dtype == "float16"
+    # A fused kernel without a float16 form says which op and device.
+    assert not ac.supports("cpu", "gelu", "float16")
+    with pytest.raises(ac.NotSupportedError, match="gelu does not compute float16 on cpu"):
+        ac.gelu(x16)
     assert ac.supports("cpu", "exp", "float32")
     assert not ac.supports("cpu", "no_such_op", "float32")
     absent = [k for k in ("cuda", "opencl") if k in ac.absent_backends()]

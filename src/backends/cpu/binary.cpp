@@ -47,7 +47,7 @@ ACC_CPU_BINARY_SIMD(multiply)
 ACC_CPU_BINARY_SIMD(divide)
 #undef ACC_CPU_BINARY_SIMD
 
-// T: the compute type of a and b; O: the output's (T, or bool for the functions that return bool).
+// T: the storage type of a and b; O: the output's (T, or bool for the functions that return bool).
 template <typename Fn, typename T, typename O>
 void run(const Tensor& a, const Tensor& b, const Tensor& out) {
   const auto layout = make_layout<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
@@ -65,19 +65,22 @@ void run(const Tensor& a, const Tensor& b, const Tensor& out) {
         return simd::binary(kSimdFunction<Fn>, x, st[1] == 0, y, st[2] == 0, o, len, store);
       }
     }
-    if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+    if constexpr (kIsHalf<T>) {
+      // No simd pragma: GCC 12 fails to compile some of these conversion loops vectorised.
+      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = narrow<O>(Fn::apply(widen(x[k * st[1]]), widen(y[k * st[2]])));
+    } else if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
 #pragma omp simd
-      for (std::int64_t k = 0; k < len; ++k) o[k] = static_cast<O>(Fn::apply(x[k], y[k]));
+      for (std::int64_t k = 0; k < len; ++k) o[k] = narrow<O>(Fn::apply(widen(x[k]), widen(y[k])));
     } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
-      const T s = *y;
+      const auto s = widen(*y);
 #pragma omp simd
-      for (std::int64_t k = 0; k < len; ++k) o[k] = static_cast<O>(Fn::apply(x[k], s));
+      for (std::int64_t k = 0; k < len; ++k) o[k] = narrow<O>(Fn::apply(widen(x[k]), s));
     } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
-      const T s = *x;
+      const auto s = widen(*x);
 #pragma omp simd
-      for (std::int64_t k = 0; k < len; ++k) o[k] = static_cast<O>(Fn::apply(s, y[k]));
+      for (std::int64_t k = 0; k < len; ++k) o[k] = narrow<O>(Fn::apply(s, widen(y[k])));
     } else {
-      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = static_cast<O>(Fn::apply(x[k * st[1]], y[k * st[2]]));
+      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = narrow<O>(Fn::apply(widen(x[k * st[1]]), widen(y[k * st[2]])));
     }
   });
 }
@@ -95,7 +98,7 @@ void binary_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
 
 ACC_REGISTER_KERNELS {
 #define ACC_CPU_REGISTER_BINARY(name, kind, expression)                                                   \
-  register_kernel(op::name, DeviceKind::cpu, elementwise_dtypes(ElementwiseKind::kind, dtypes::floating), \
+  register_kernel(op::name, DeviceKind::cpu, elementwise_dtypes(ElementwiseKind::kind, kElementwiseFloating), \
                   &binary_kernel<functions::name, ElementwiseKind::kind>);
   ACC_BINARY_FUNCTIONS(ACC_CPU_REGISTER_BINARY)
 #undef ACC_CPU_REGISTER_BINARY

@@ -2,9 +2,11 @@
 // (n, o0) slab of patch rows; col2im one thread per (n, c) image plane, adding each patch entry into the plane it
 // read, so no two threads write the same element and the order of the sums is fixed.
 #include <algorithm>
+#include <type_traits>
 
 #include "backends/common/strided_loop.hpp"
 #include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/elementwise_dispatch.hpp"
 #include "ops/im2col.hpp"
 
 namespace accelera::cpu {
@@ -88,14 +90,26 @@ void col2im_planes(const T* patches, const WindowGeometry& g, T* image) {
   }
 }
 
+// im2col only moves elements, so the half formats are copied as they are stored.
 void im2col_kernel(const Tensor& x, const WindowGeometry& g, double pad_value, const Tensor& patches) {
-  dispatch_float(x.dtype(), "im2col", [&](auto t) {
+  dispatch_any(x.dtype(), [&](auto t) {
     using T = decltype(t);
-    im2col_rows(x.data<T>(), g, static_cast<T>(pad_value), patches.data<T>());
+    if constexpr (std::is_floating_point_v<T> || kIsHalf<T>) {
+      im2col_rows(x.data<T>(), g, detail::store_element<T>(pad_value), patches.data<T>());
+    } else {
+      ACC_ASSERT(false, "the cpu im2col kernel was called for {}", dtype_name(x.dtype()));
+    }
   });
 }
 
 void col2im_kernel(const Tensor& patches, const WindowGeometry& g, const Tensor& image) {
+  if (kElementwiseFloating.contains(image.dtype()) && !dtypes::floating.contains(image.dtype())) {
+    // The half formats sum in float32 and round once (Note [Half formats on the cpu]).
+    const Tensor image32 = Tensor::empty(image.shape(), DType::f32, image.device());
+    col2im_planes(patches.astype(DType::f32).data<float>(), g, image32.data<float>());
+    copy_into(image32, image);
+    return;
+  }
   dispatch_float(image.dtype(), "col2im", [&](auto t) {
     using T = decltype(t);
     col2im_planes(patches.data<T>(), g, image.data<T>());
@@ -105,8 +119,8 @@ void col2im_kernel(const Tensor& patches, const WindowGeometry& g, const Tensor&
 }  // namespace
 
 ACC_REGISTER_KERNELS {
-  register_kernel(op::im2col, DeviceKind::cpu, dtypes::floating, &im2col_kernel);
-  register_kernel(op::col2im, DeviceKind::cpu, dtypes::floating, &col2im_kernel);
+  register_kernel(op::im2col, DeviceKind::cpu, kElementwiseFloating, &im2col_kernel);
+  register_kernel(op::col2im, DeviceKind::cpu, kElementwiseFloating, &col2im_kernel);
 }
 
 }  // namespace accelera::cpu

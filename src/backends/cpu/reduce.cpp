@@ -5,6 +5,7 @@
 // split across threads. When the innermost kept axis is the contiguous one (column reductions), whole
 // rows are accumulated into a buffer instead, so memory is read in order.
 // Float sums accumulate in double, integer sums in int64 (wrapping back on store as NumPy's do).
+// float16 and bfloat16 are read through float and rounded once on store (Note [Half formats on the cpu]).
 // Contiguous float runs are reduced by the vectorised kernels of backends/cpu/simd/.
 #include <algorithm>
 #include <limits>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "backends/cpu/dispatch.hpp"
+#include "backends/cpu/elementwise_dispatch.hpp"
 #include "backends/common/reduce_axes.hpp"
 #include "backends/common/strided_loop.hpp"
 #include "backends/cpu/simd/simd_kernels.hpp"
@@ -23,35 +25,42 @@ using namespace accelera::backends;  // strided loops
 
 namespace {
 
+// The type a reduction compares in: float for the half formats, the element type otherwise.
+template <typename T>
+using Compare = decltype(widen(T{}));
+
+template <typename T>
+inline constexpr bool kFloatLike = std::is_floating_point_v<T> || kIsHalf<T>;
+
 template <typename T>
 struct SumOp {
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+  using Acc = std::conditional_t<kFloatLike<T>, double, std::int64_t>;
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = true;
   static Acc init() { return Acc{0}; }
-  static Acc step(Acc a, T v) { return a + static_cast<Acc>(v); }
+  static Acc step(Acc a, T v) { return a + static_cast<Acc>(widen(v)); }
   static Acc combine(Acc a, Acc b) { return a + b; }
-  static T finish(Acc a, std::int64_t) { return static_cast<T>(a); }
+  static T finish(Acc a, std::int64_t) { return narrow<T>(a); }
 };
 
 template <typename T>
 struct MeanOp : SumOp<T> {
   using Acc = typename SumOp<T>::Acc;
   static T finish(Acc a, std::int64_t count) {
-    return static_cast<T>(static_cast<double>(a) / static_cast<double>(count));
+    return narrow<T>(static_cast<double>(a) / static_cast<double>(count));
   }
 };
 
 // Products accumulate like sums: floats in double, integers in int64 wrapping as NumPy's do.
 template <typename T>
 struct ProdOp {
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+  using Acc = std::conditional_t<kFloatLike<T>, double, std::int64_t>;
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = false;
   static Acc init() { return Acc{1}; }
-  static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(v)); }
+  static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(widen(v))); }
   static Acc combine(Acc a, Acc b) {
     if constexpr (std::is_integral_v<Acc>) {
       return static_cast<Acc>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
@@ -59,40 +68,50 @@ struct ProdOp {
       return a * b;
     }
   }
-  static T finish(Acc a, std::int64_t) { return static_cast<T>(a); }
+  static T finish(Acc a, std::int64_t) { return narrow<T>(a); }
 };
 
 template <typename T>
 struct MinOp {
-  using Acc = T;
+  using Acc = Compare<T>;
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = true;
   static constexpr bool kIsSum = false;
   static Acc init() {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-    return std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<Acc>) return std::numeric_limits<Acc>::infinity();
+    return std::numeric_limits<Acc>::max();
   }
   // nan wins and stays, as in NumPy.
-  static Acc step(Acc a, T v) { return (v < a || v != v) ? v : a; }
-  static Acc combine(Acc a, Acc b) { return step(a, b); }
-  static T finish(Acc a, std::int64_t) { return a; }
+  static Acc combine(Acc a, Acc v) { return (v < a || v != v) ? v : a; }
+  static Acc step(Acc a, T v) { return combine(a, widen(v)); }
+  static T finish(Acc a, std::int64_t) { return narrow<T>(a); }
 };
 
 template <typename T>
 struct MaxOp {
-  using Acc = T;
+  using Acc = Compare<T>;
   static constexpr bool kIsMax = true;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = false;
   static Acc init() {
-    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-    return std::numeric_limits<T>::lowest();
+    if constexpr (std::is_floating_point_v<Acc>) return -std::numeric_limits<Acc>::infinity();
+    return std::numeric_limits<Acc>::lowest();
   }
   // nan wins and stays, as in NumPy.
-  static Acc step(Acc a, T v) { return (v > a || v != v) ? v : a; }
-  static Acc combine(Acc a, Acc b) { return step(a, b); }
-  static T finish(Acc a, std::int64_t) { return a; }
+  static Acc combine(Acc a, Acc v) { return (v > a || v != v) ? v : a; }
+  static Acc step(Acc a, T v) { return combine(a, widen(v)); }
+  static T finish(Acc a, std::int64_t) { return narrow<T>(a); }
 };
+
+// The dtypes the reductions compute: the arithmetic ones and the half formats.
+template <typename F>
+void dispatch_reduce(DType dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case DType::f16: return f(Half{});
+    case DType::bf16: return f(BFloat16{});
+    default: return dispatch_arith(dtype, op, std::forward<F>(f));
+  }
+}
 
 // Runs shorter than this skip the vectorised kernels, whose dispatch costs more than the run (pooling
 // windows, softmax over a few classes: rows of 2 to 16 elements by the million).
@@ -174,8 +193,12 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
       for_each_run(reduced, 0, count, [&](auto off, std::int64_t len, auto st) {
         for (std::int64_t r = 0; r < len; ++r) {
           const T* row = xb + xo + off[0] + r * st[0] + j0;
+          if constexpr (kIsHalf<T>) {  // no simd pragma: GCC 12 fails on some half conversion loops
+            for (std::int64_t j = 0; j < j1 - j0; ++j) acc[j] = Op::step(acc[j], row[j]);
+          } else {
 #pragma omp simd
-          for (std::int64_t j = 0; j < j1 - j0; ++j) acc[j] = Op::step(acc[j], row[j]);
+            for (std::int64_t j = 0; j < j1 - j0; ++j) acc[j] = Op::step(acc[j], row[j]);
+          }
         }
       });
       const std::int64_t os = kept.strides[0].back();
@@ -224,36 +247,36 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
 
 void sum_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   simd::ensure_target_selected();  // may throw: before any parallel region
-  dispatch_arith(out.dtype(), "sum", [&](auto t) { run<SumOp<decltype(t)>, decltype(t)>(x, axes, out); });
+  dispatch_reduce(out.dtype(), "sum", [&](auto t) { run<SumOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 void mean_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   simd::ensure_target_selected();  // may throw: before any parallel region
-  dispatch_float(out.dtype(), "mean", [&](auto t) { run<MeanOp<decltype(t)>, decltype(t)>(x, axes, out); });
+  dispatch_reduce(out.dtype(), "mean", [&](auto t) { run<MeanOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 void max_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   simd::ensure_target_selected();  // may throw: before any parallel region
-  dispatch_arith(out.dtype(), "max", [&](auto t) { run<MaxOp<decltype(t)>, decltype(t)>(x, axes, out); });
+  dispatch_reduce(out.dtype(), "max", [&](auto t) { run<MaxOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 void prod_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
-  dispatch_arith(out.dtype(), "prod", [&](auto t) { run<ProdOp<decltype(t)>, decltype(t)>(x, axes, out); });
+  dispatch_reduce(out.dtype(), "prod", [&](auto t) { run<ProdOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 void min_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   simd::ensure_target_selected();  // may throw: before any parallel region
-  dispatch_arith(out.dtype(), "min", [&](auto t) { run<MinOp<decltype(t)>, decltype(t)>(x, axes, out); });
+  dispatch_reduce(out.dtype(), "min", [&](auto t) { run<MinOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 ACC_REGISTER_KERNELS {
   // The op sums int32 and bool as int64 (NumPy), so int32 never reaches the kernel.
-  register_kernel(op::sum, DeviceKind::cpu, dtypes::floating | DTypeSet{DType::i64}, &sum_kernel);
-  register_kernel(op::mean, DeviceKind::cpu, dtypes::floating, &mean_kernel);
-  register_kernel(op::max, DeviceKind::cpu, dtypes::arithmetic, &max_kernel);
-  register_kernel(op::min, DeviceKind::cpu, dtypes::arithmetic, &min_kernel);
+  register_kernel(op::sum, DeviceKind::cpu, kElementwiseFloating | DTypeSet{DType::i64}, &sum_kernel);
+  register_kernel(op::mean, DeviceKind::cpu, kElementwiseFloating, &mean_kernel);
+  register_kernel(op::max, DeviceKind::cpu, dtypes::arithmetic | dtypes::half, &max_kernel);
+  register_kernel(op::min, DeviceKind::cpu, dtypes::arithmetic | dtypes::half, &min_kernel);
   // As for sum, int32 and bool arrive as int64.
-  register_kernel(op::prod, DeviceKind::cpu, dtypes::floating | DTypeSet{DType::i64}, &prod_kernel);
+  register_kernel(op::prod, DeviceKind::cpu, kElementwiseFloating | DTypeSet{DType::i64}, &prod_kernel);
 }
 
 }  // namespace accelera::cpu

@@ -46,7 +46,7 @@ ACC_CPU_UNARY_SIMD(tanh)
 ACC_CPU_UNARY_SIMD(sigmoid)
 #undef ACC_CPU_UNARY_SIMD
 
-// T: the compute type of x; O: the output's (T, or bool for the functions that return bool).
+// T: the storage type of x; O: the output's (T, or bool for the functions that return bool).
 template <typename Fn, typename T, typename O>
 void run(const Tensor& x, const Tensor& out) {
   const auto layout = make_layout<2>(out.shape(), {&out.strides(), &x.strides()});
@@ -59,11 +59,14 @@ void run(const Tensor& x, const Tensor& out) {
     if constexpr (kHasSimd<Fn> && std::is_floating_point_v<T> && std::is_same_v<T, O>) {
       if (st[0] == 1 && st[1] == 1) return simd::unary(kSimdFunction<Fn>, i, o, len, store);
     }
-    if (st[0] == 1 && st[1] == 1) {
+    if constexpr (kIsHalf<T>) {
+      // No simd pragma: GCC 12 fails to compile some of these conversion loops vectorised.
+      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = narrow<O>(Fn::apply(widen(i[k * st[1]])));
+    } else if (st[0] == 1 && st[1] == 1) {
 #pragma omp simd
-      for (std::int64_t k = 0; k < len; ++k) o[k] = static_cast<O>(Fn::apply(i[k]));
+      for (std::int64_t k = 0; k < len; ++k) o[k] = narrow<O>(Fn::apply(widen(i[k])));
     } else {
-      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = static_cast<O>(Fn::apply(i[k * st[1]]));
+      for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = narrow<O>(Fn::apply(widen(i[k * st[1]])));
     }
   });
 }
@@ -81,7 +84,7 @@ void unary_kernel(const Tensor& x, const Tensor& out) {
 
 ACC_REGISTER_KERNELS {
 #define ACC_CPU_REGISTER_UNARY(name, kind, expression)                                                    \
-  register_kernel(op::name, DeviceKind::cpu, elementwise_dtypes(ElementwiseKind::kind, dtypes::floating), \
+  register_kernel(op::name, DeviceKind::cpu, elementwise_dtypes(ElementwiseKind::kind, kElementwiseFloating), \
                   &unary_kernel<functions::name, ElementwiseKind::kind>);
   ACC_UNARY_FUNCTIONS(ACC_CPU_REGISTER_UNARY)
 #undef ACC_CPU_REGISTER_UNARY
