@@ -209,3 +209,8 @@ from .autograd import _install as _autograd_install  # noqa: E402
 
 _autograd_install.install()
 __all__ += ["autograd"]
+
+# Mixed precision (accelera.amp): autocast and dynamic loss scaling.
+from . import amp  # noqa: E402
+
+__all__ += ["amp"]

@@ -14,6 +14,7 @@ Everything runs on the tensors' device (``cpu``, ``opencl:N``, ``cuda:N``) throu
 from __future__ import annotations
 
 from . import functional, optim
+from ..amp import GradScaler, autocast
 from ._conv_layers import (AvgPool1d, AvgPool2D, AvgPool2d, AvgPool3d, Conv1d, Conv2D, Conv2d, Conv3D, Conv3d,
                            MaxPool1d, MaxPool2D, MaxPool2d, MaxPool3d)
 from ._builder import Activation, ActivationFunction, LayerBuilder, Loss, LossFunction, NetworkBuilder
@@ -30,9 +31,9 @@ from .optim import SGD, Adam, AdamW, RMSprop
 
 __all__ = [
     "Activation", "ActivationFunction", "Adam", "AdamW", "AvgPool1d", "AvgPool2D", "AvgPool2d", "AvgPool3d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
-    "Conv1d", "Conv2D", "Conv2d", "Conv3D", "Conv3d", "CrossEntropyLoss", "DataLoader", "Dense", "DeviceInfo", "Dropout", "Embedding", "Flatten", "GELU", "GpuContext",
+    "Conv1d", "Conv2D", "Conv2d", "Conv3D", "Conv3d", "CrossEntropyLoss", "DataLoader", "Dense", "DeviceInfo", "Dropout", "Embedding", "Flatten", "GELU", "GpuContext", "GradScaler",
     "GRU", "GpuManager", "GpuTensor", "History", "HuberLoss", "Identity", "LayerBuilder", "LayerNorm", "LeakyReLU",
     "LSTM", "Linear", "LogSoftmax", "MaxPool1d", "MaxPool2D", "MaxPool2d", "MaxPool3d", "Loss", "LossFunction", "MSELoss", "MemoryLayout", "MemoryStats", "Module",
     "MultiHeadAttention", "Network", "NetworkBuilder", "Parameter", "RMSprop", "ReLU", "Reshape", "SGD",
-    "Sequential", "SiLU", "Sigmoid", "Softmax", "Swish", "Tanh", "TrainingConfig", "functional", "optim",
+    "Sequential", "SiLU", "Sigmoid", "Softmax", "Swish", "Tanh", "TrainingConfig", "autocast", "functional", "optim",
 ]

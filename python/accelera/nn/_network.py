@@ -24,6 +24,7 @@ from .. import _creation as C
 from .. import _elementwise as E
 from .. import _ops as O
 from .. import _statistics as S
+from .. import amp
 from .._convert import asarray, device_or_default
 from .._core import ArgumentError, ShapeError, Tensor
 from ..autograd import no_grad
@@ -38,7 +39,10 @@ class TrainingConfig:
     """How :meth:`Network.train` trains. ``optimizer``: "adam", "adamw", "sgd", "rmsprop" or an
     :class:`accelera.nn.optim.Optimizer` class; ``lr_schedule``: None, "cosine" or "step";
     ``early_stopping_patience``: epochs without improvement of the monitored loss (the validation loss
-    when there is a validation set) before stopping, None for never."""
+    when there is a validation set) before stopping, None for never; ``mixed_precision``: None, "bfloat16"
+    or "float16": the forward pass under ``accelera.amp.autocast`` of that dtype with float32 weights, and
+    for float16 dynamic loss scaling (``accelera.amp.GradScaler``; skipped steps are counted in the
+    History)."""
 
     batch_size: int = 32
     max_epochs: int = 10
@@ -56,6 +60,7 @@ class TrainingConfig:
     lr_schedule: str | None = None
     warmup_epochs: int = 0
     gradient_clip_norm: float | None = None
+    mixed_precision: str | None = None
 
     def validate(self) -> None:
         for name in ("batch_size", "max_epochs"):
@@ -71,6 +76,9 @@ class TrainingConfig:
                                 f"{self.lr_schedule!r}")
         if self.early_stopping_patience is not None and self.early_stopping_patience < 1:
             raise ArgumentError("TrainingConfig.early_stopping_patience must be >= 1 or None")
+        if self.mixed_precision not in (None, "bfloat16", "float16"):
+            raise ArgumentError(f"TrainingConfig.mixed_precision must be None, 'bfloat16' or 'float16', got "
+                                f"{self.mixed_precision!r}")
 
     @staticmethod
     def default() -> "TrainingConfig":
@@ -89,6 +97,7 @@ class History:
     learning_rates: list = dataclasses.field(default_factory=list)
     best_epoch: int | None = None
     stopped_early: bool = False
+    skipped_steps: int = 0  # optimizer steps a float16 loss scaler skipped for an inf or nan gradient
 
     @property
     def epochs(self) -> int:
@@ -288,6 +297,9 @@ class Network:
         schedule = self._schedule(optimizer, config)
         classification = self.loss_function.is_classification
         history = History()
+        precision = config.mixed_precision
+        autocast = amp.autocast(precision or "bfloat16", enabled=precision is not None)
+        scaler = amp.GradScaler(enabled=precision == "float16")
         if classification:
             history.train_metrics["accuracy"] = []
             if validation is not None:
@@ -303,13 +315,16 @@ class Network:
             for b in range(batches):
                 idx = order_t[b * batch:(b + 1) * batch]
                 xb, yb = O.take(xs, idx, axis=0), O.take(ys, idx, axis=0)
-                z = self.model(xb)
-                loss = self._loss(z, yb)
+                with autocast:
+                    z = self.model(xb)
+                    loss = self._loss(z, yb)
                 optimizer.zero_grad()
-                loss.backward()
+                scaler.scale(loss).backward()
                 if config.gradient_clip_norm is not None:
+                    scaler.unscale_(optimizer)
                     optim.clip_grad_norm_(optimizer.params, config.gradient_clip_norm)
-                optimizer.step()
+                scaler.step(optimizer)
+                scaler.update()
                 with no_grad():
                     loss_sum = O.add(loss_sum, O.multiply(loss.detach().astype("float64"), float(len(idx))))
                     if classification:
@@ -347,6 +362,7 @@ class Network:
         if best_state is not None and history.stopped_early:
             self.load_state_dict(best_state)
         self.model.eval()
+        history.skipped_steps = scaler.skipped_steps
         return history
 
     fit = train

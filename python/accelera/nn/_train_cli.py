@@ -60,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--validation-split", type=float, default=0.1,
                    help="fraction of the training rows held out for the validation curves (Keras semantics)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--mixed-precision", choices=("bfloat16", "float16"), default=None,
+                   help="forward pass in this dtype with float32 weights (accelera.amp)")
     p.add_argument("--plot", default="accelera-train.png", help="where to write the curves (PNG)")
     p.add_argument("--no-plot", action="store_true", help="do not draw the curves")
     p.add_argument("--save", default=None, help="write the trained network here (safetensors)")
@@ -130,7 +132,8 @@ def main(argv: list[str]) -> int:
         print(f"{args.model} on {args.dataset}: {len(x_train)} training rows, {len(x_test)} test rows, "
               f"{network.num_parameters():,} parameters, device {network.device}", flush=True)
         config = TrainingConfig(batch_size=args.batch_size, max_epochs=args.epochs, learning_rate=args.learning_rate,
-                                validation_split=args.validation_split, seed=args.seed, verbose=not args.quiet)
+                                validation_split=args.validation_split, seed=args.seed, verbose=not args.quiet,
+                                mixed_precision=args.mixed_precision)
         start = time.perf_counter()
         history = network.train(x_train, y_train, config)
         seconds = time.perf_counter() - start

@@ -18,6 +18,7 @@ from .. import _manipulation as M
 from .. import _nn as N
 from .. import _ops as O
 from .. import _statistics as S
+from .. import amp
 from .._core import ArgumentError, ShapeError, Tensor
 from .._creation import arange
 from ..autograd import Function
@@ -78,6 +79,7 @@ def _out_extents(spatial, kernel, stride, padding, dilation) -> tuple[int, ...]:
                  for n, k, s, p, d in zip(spatial, kernel, stride, padding, dilation))
 
 
+@amp.in_autocast_dtype
 def conv(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1) -> Tensor:
     """Cross-correlation (as every deep-learning library's "convolution") of x (N, C_in, *spatial) with
     weight (C_out, C_in, *kernel) over 1, 2 or 3 spatial axes, plus bias (C_out,); the result is

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from .. import _elementwise as E
+from .. import amp
 from .. import _manipulation as M
 from .. import _nn as N
 from .. import _ops as O
@@ -18,12 +19,13 @@ from .._core import ArgumentError, DTypeError, ShapeError, Tensor
 from .._creation import arange
 from ..autograd import Function
 
-# the fused kernels, with their gradients (accelera.autograd records them)
-gelu = N.gelu
-layer_norm = N.layer_norm
-softmax = N.softmax
-log_softmax = N.log_softmax
-attention = N.attention
+# the fused kernels, with their gradients (accelera.autograd records them), under the autocast policy
+# of Note [Autocast policy]
+gelu = amp.in_kernel_dtype("gelu", lowered=False)(N.gelu)
+layer_norm = amp.in_float32(N.layer_norm)
+softmax = amp.in_float32(N.softmax)
+log_softmax = amp.in_float32(N.log_softmax)
+attention = amp.in_kernel_dtype("attention", lowered=True)(N.attention)
 
 
 def relu(x: Tensor) -> Tensor:
@@ -69,6 +71,7 @@ class _Linear(Function):
         return O.matmul(g, weight), dw, db
 
 
+@amp.in_autocast_dtype
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight.T + bias: weight (out, in), as in a Linear layer."""
     return _Linear.apply(x, weight, bias)
@@ -86,6 +89,7 @@ def dropout(x: Tensor, p: float, training: bool = True, generator=None) -> Tenso
     return O.multiply(x, O.multiply(keep, 1.0 / (1.0 - p)))
 
 
+@amp.in_float32
 def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight=None, bias=None, training=True,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalises each channel (axis 1) over the batch and spatial axes. Training uses the batch statistics
@@ -138,12 +142,14 @@ def _same_shape(what: str, prediction: Tensor, target: Tensor) -> None:
                          f"{tuple(target.shape)}")
 
 
+@amp.in_float32
 def mse_loss(prediction: Tensor, target, reduction: str = "mean") -> Tensor:
     target = _like(target, prediction)
     _same_shape("mse_loss", prediction, target)
     return _reduce(O.square(O.subtract(prediction, target)), reduction)
 
 
+@amp.in_float32
 def huber_loss(prediction: Tensor, target, delta: float = 1.0, reduction: str = "mean") -> Tensor:
     """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta), d = prediction - target."""
     if not delta > 0:
@@ -174,6 +180,7 @@ def check_labels(labels: Tensor, classes: int, where: str = "cross_entropy") -> 
         raise ArgumentError(f"{where}: label {bad} is outside [0, {classes}) for {classes} classes")
 
 
+@amp.in_float32
 def cross_entropy(logits: Tensor, target, reduction: str = "mean", *, check: bool = True) -> Tensor:
     """Softmax cross-entropy from logits (N, C), fused with log-softmax so that it never takes log(0).
 
@@ -196,6 +203,7 @@ def cross_entropy(logits: Tensor, target, reduction: str = "mean", *, check: boo
     return _reduce(per_row, reduction)
 
 
+@amp.in_float32
 def binary_cross_entropy_with_logits(logits: Tensor, target, reduction: str = "mean") -> Tensor:
     """-(t log sigmoid(z) + (1 - t) log(1 - sigmoid(z))) computed stably as max(z, 0) - z t + log1p(exp(-|z|))."""
     target = _like(target, logits)
@@ -204,6 +212,7 @@ def binary_cross_entropy_with_logits(logits: Tensor, target, reduction: str = "m
     return _reduce(loss, reduction)
 
 
+@amp.in_float32
 def binary_cross_entropy(probabilities: Tensor, target, reduction: str = "mean", eps: float = 1e-7) -> Tensor:
     """Binary cross-entropy of probabilities (clamped to [eps, 1 - eps] so that log never sees 0)."""
     target = _like(target, probabilities)
@@ -225,7 +234,7 @@ def _like(target, reference: Tensor) -> Tensor:
 
 def scaled_dot_product_attention(q, k, v, causal: bool = False, scale=None) -> Tensor:
     """softmax(q k^T * scale) v by the flash-attention kernel (q, k, v: (batch, heads, length, dim))."""
-    return N.attention(q, k, v, scale, causal)
+    return attention(q, k, v, scale, causal)
 
 
 def glorot_bound(fan_in: int, fan_out: int) -> float:
