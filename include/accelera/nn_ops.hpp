@@ -91,6 +91,21 @@ ACC_API Tensor im2col(const Tensor& x, const ConvWindow& window, double pad_valu
 // (rows, columns). Deterministic: every element sums its entries in one fixed order.
 ACC_API Tensor col2im(const Tensor& patches, const Shape& image_shape, const ConvWindow& window);
 
+// Max pooling of x (N, C, *spatial): values (N, C, *out) hold the maximum of each window, indices (int64,
+// the same shape) the flat position within its image plane (row-major over the spatial axes, as PyTorch's
+// return_indices) of the first maximum in the window's row-major order. A NaN is the maximum (the first
+// one wins); positions in the padding are never chosen, and a window entirely in the padding gives -inf and
+// index -1. Any floating dtype x has on the device.
+struct MaxPoolResult {
+  Tensor values, indices;
+};
+ACC_API MaxPoolResult max_pool(const Tensor& x, const ConvWindow& window);
+// The gradient of max_pool: each image element (of image_shape, x's shape) is the sum of the grad entries
+// (N, C, *out) whose index names it; an index that is not a position of its own window (such as -1)
+// contributes nothing. Deterministic: every element sums its entries in one fixed order.
+ACC_API Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, const Shape& image_shape,
+                                 const ConvWindow& window);
+
 // ---- fused optimizer updates ------------------------------------------------------------------------------
 
 // The update rules of optimizer_step and their hyperparameters (PyTorch's torch.optim semantics).

@@ -173,3 +173,30 @@ def col2im(patches, image_shape, kernel_size, stride=1, padding=0, dilation=1) -
     shape = [integer(v, "image_shape") for v in image_shape]
     return _core.col2im(patches, shape, _window_values(kernel_size, "kernel_size", len(shape) - 2), _window_values(stride, "stride"),
                         _window_values(padding, "padding"), _window_values(dilation, "dilation"))
+
+
+def max_pool(x, kernel_size, stride=None, padding=0, dilation=1):
+    """Max pooling over the 1, 2 or 3 spatial axes of x (N, C, *spatial): ``(values, indices)``, both
+    (N, C, *out). ``indices`` (int64) are flat positions within each image plane (row-major over the
+    spatial axes, PyTorch's ``return_indices``) of the first maximum of each window; a NaN is the maximum.
+    ``stride`` defaults to the kernel size; positions in the padding are never chosen. One pass over the
+    image on every backend (no patch matrix)."""
+    (x,) = _operands(x)
+    axes = x.ndim - 2
+    kernel = _window_values(kernel_size, "kernel_size", axes)
+    return _core.max_pool(x, kernel, kernel if stride is None else _window_values(stride, "stride"),
+                          _window_values(padding, "padding"), _window_values(dilation, "dilation"))
+
+
+def max_pool_backward(grad, indices, image_shape, kernel_size, stride=None, padding=0, dilation=1) -> Tensor:
+    """The gradient of :func:`max_pool`: an image of ``image_shape`` whose every element sums the ``grad``
+    entries whose index names it. An index that is not a position of its own window (-1, say) contributes
+    nothing. Deterministic on every backend."""
+    grad, indices = _operands(grad, indices)
+    if isinstance(image_shape, (str, bytes)) or not hasattr(image_shape, "__iter__"):
+        raise ArgumentError(f"image_shape must be a sequence of ints (N, C, *spatial), got {image_shape!r:.40}")
+    shape = [integer(v, "image_shape") for v in image_shape]
+    kernel = _window_values(kernel_size, "kernel_size", len(shape) - 2)
+    return _core.max_pool_backward(grad, indices, shape, kernel,
+                                   kernel if stride is None else _window_values(stride, "stride"),
+                                   _window_values(padding, "padding"), _window_values(dilation, "dilation"))

@@ -160,6 +160,23 @@ void bind_nn(nb::module_& m) {
       nb::arg("patches"), nb::arg("image_shape"), nb::arg("kernel"), nb::arg("stride"), nb::arg("padding"),
       nb::arg("dilation"), release);
   m.def(
+      "max_pool",
+      [](const Tensor& x, const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
+         const std::vector<std::int64_t>& padding, const std::vector<std::int64_t>& dilation) {
+        auto r = max_pool(x, ConvWindow{kernel, stride, padding, dilation});
+        return std::make_tuple(r.values, r.indices);
+      },
+      nb::arg("x"), nb::arg("kernel"), nb::arg("stride"), nb::arg("padding"), nb::arg("dilation"), release);
+  m.def(
+      "max_pool_backward",
+      [](const Tensor& grad, const Tensor& indices, const std::vector<std::int64_t>& image_shape,
+         const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
+         const std::vector<std::int64_t>& padding, const std::vector<std::int64_t>& dilation) {
+        return max_pool_backward(grad, indices, Shape(image_shape), ConvWindow{kernel, stride, padding, dilation});
+      },
+      nb::arg("grad"), nb::arg("indices"), nb::arg("image_shape"), nb::arg("kernel"), nb::arg("stride"),
+      nb::arg("padding"), nb::arg("dilation"), release);
+  m.def(
       "optimizer_step",
       [](const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
          const std::vector<std::vector<Tensor>>& state, const std::string& rule, double lr, double weight_decay,

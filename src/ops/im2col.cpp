@@ -27,8 +27,9 @@ std::string window_str(const std::vector<std::int64_t>& v) {
   return s + (v.size() == 1 ? ",)" : ")");
 }
 
-// The geometry of `window` over an image of `shape` (N, C, *spatial), every parameter checked.
-WindowGeometry geometry_of(const Shape& shape, const ConvWindow& window, std::string_view op) {
+}  // namespace
+
+WindowGeometry window_geometry(const Shape& shape, const ConvWindow& window, std::string_view op) {
   const std::size_t axes = window.kernel.size();
   ACC_CHECK(axes >= 1 && axes <= 3, ShapeError, "{}: the window must span 1, 2 or 3 spatial axes, got a kernel of {}",
             op, axes);
@@ -63,12 +64,16 @@ WindowGeometry geometry_of(const Shape& shape, const ConvWindow& window, std::st
   return g;
 }
 
-}  // namespace
+Shape pooled_shape(const Shape& image_shape, const WindowGeometry& g) {
+  std::vector<std::int64_t> dims{image_shape[0], image_shape[1]};
+  for (std::int64_t a = 5 - image_shape.ndim(); a < 3; ++a) dims.push_back(g.out[a]);
+  return Shape(dims);
+}
 
 Tensor im2col(const Tensor& x, const ConvWindow& window, double pad_value) {
   constexpr std::string_view op = "im2col";
   check_nn_operand(x, op, "x");
-  const WindowGeometry g = geometry_of(x.shape(), window, op);
+  const WindowGeometry g = window_geometry(x.shape(), window, op);
   // Half formats on a device without half kernels: through float32, rounded once (kernel_dtype).
   const DType computed = kernel_dtype(op, x.device(), x.dtype());
   Tensor patches = Tensor::empty(Shape{g.rows(), g.cols()}, computed, x.device());
@@ -80,7 +85,7 @@ Tensor im2col(const Tensor& x, const ConvWindow& window, double pad_value) {
 Tensor col2im(const Tensor& patches, const Shape& image_shape, const ConvWindow& window) {
   constexpr std::string_view op = "col2im";
   check_nn_operand(patches, op, "patches");
-  const WindowGeometry g = geometry_of(image_shape, window, op);
+  const WindowGeometry g = window_geometry(image_shape, window, op);
   ACC_CHECK(patches.shape() == Shape({g.rows(), g.cols()}), ShapeError,
             "{}: patches of an image of shape {} under this window have shape ({}, {}), got {}", op,
             image_shape.str(), g.rows(), g.cols(), patches.shape().str());

@@ -1,6 +1,7 @@
-// Rows of the op test table for the sliding-window ops im2col and col2im (Note [Op test table] in
-// op_table.hpp). The float64 references index the image directly; col2im's reference is checked as the
-// vector-Jacobian product of im2col's.
+// Rows of the op test table for the sliding-window ops im2col, col2im, max_pool and max_pool_backward
+// (Note [Op test table] in op_table.hpp). The float64 references index the image directly; col2im's and
+// max_pool_backward's references are checked as the vector-Jacobian products of the forward references.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -184,8 +185,151 @@ Row col2im_row() {
           }};
 }
 
+
+// ---- max pooling --------------------------------------------------------------------------------------
+
+Shape pooled_shape(const WindowCase& c) {
+  const Axes a = axes_of(c);
+  std::vector<std::int64_t> dims{c.image[0], c.image[1]};
+  dims.insert(dims.end(), a.out.begin(), a.out.end());
+  return Shape(dims);
+}
+
+// The window of each pooled element as flat image indices (-1: the padding), from the patch sources of the
+// same window with one channel per image plane.
+std::vector<std::vector<std::int64_t>> pool_windows(const WindowCase& c) {
+  WindowCase planes = c;
+  std::vector<std::int64_t> dims = c.image.dims();
+  dims[0] *= dims[1];
+  dims[1] = 1;
+  planes.image = Shape(dims);
+  const auto sources = patch_sources(planes);
+  const auto taps = static_cast<std::size_t>(product(planes.window.kernel));
+  std::vector<std::vector<std::int64_t>> windows(taps == 0 ? 0 : sources.size() / taps);
+  for (std::size_t w = 0; w < windows.size(); ++w) windows[w].assign(sources.begin() + w * taps, sources.begin() + (w + 1) * taps);
+  return windows;
+}
+
+// values and in-plane indices of the first maximum of each window (a NaN wins; -inf and -1 for a window
+// entirely in the padding).
+std::pair<Floats, Floats> max_pool_ref(const Floats& x, const std::vector<std::vector<std::int64_t>>& windows,
+                                       std::int64_t plane) {
+  Floats values, indices;
+  for (const auto& w : windows) {
+    double best = -std::numeric_limits<double>::infinity();
+    std::int64_t at = -1;
+    for (auto s : w) {
+      if (s < 0) continue;
+      const double v = x[static_cast<std::size_t>(s)];
+      if (at < 0 || v > best || (std::isnan(v) && !std::isnan(best))) best = v, at = s;
+    }
+    values.push_back(best);
+    indices.push_back(at < 0 ? -1.0 : static_cast<double>(at % plane));
+  }
+  return {values, indices};
+}
+
+std::int64_t plane_of(const Shape& image) {
+  std::int64_t plane = 1;
+  for (std::int64_t a = 2; a < image.ndim(); ++a) plane *= image[a];
+  return plane;
+}
+
+Row max_pool_row() {
+  return {"max_pool", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            std::size_t which = 0;
+            for (const WindowCase& wc : window_cases()) {
+              const View v = kWindowViews[which++ % std::size(kWindowViews)];
+              // Whole numbers from a narrow range, so that ties (the first one wins) are common in every dtype.
+              Input x = make_input(wc.image, dt, v, rng, -4.0, 4.0);
+              const Tensor host = x.host();  // a view of the base: rounding through it rounds the input
+              Floats xv = values_of(host);
+              for_each_index(host.shape(), [&](const Index& i, std::int64_t lin) {
+                auto& e = xv[static_cast<std::size_t>(lin)];
+                e = std::round(e);
+                set(host, i, e);
+              });
+              const auto [values, indices] = max_pool_ref(xv, pool_windows(wc), plane_of(wc.image));
+              const Shape out = pooled_shape(wc);
+              cases.push_back({wc.image.str() + " " + wc.what + " " + view_name(v),
+                               {x},
+                               [w = wc.window](const std::vector<Tensor>& t, const Device&) {
+                                 auto r = accelera::max_pool(t[0], w);
+                                 return std::vector<Tensor>{r.values, r.indices};
+                               },
+                               {Ref{out, values, {}}, Ref{out, indices, {}}},
+                               Tol{0, 0}});
+            }
+            return cases;
+          }};
+}
+
+Row max_pool_backward_row() {
+  return {"max_pool_backward", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            std::size_t which = 0;
+            for (const WindowCase& wc : window_cases()) {
+              const View v = kWindowViews[which++ % std::size(kWindowViews)];
+              const Shape out = pooled_shape(wc);
+              const auto windows = pool_windows(wc);
+              const std::int64_t plane = plane_of(wc.image);
+              const auto image_size = static_cast<std::size_t>(wc.image.numel());
+              // Indices of the maxima of a random float64 image (no ties), then some replaced by -1 or by a
+              // random position of the plane, which may lie outside the window: those contribute nothing.
+              Floats x0(image_size);
+              for (auto& e : x0) e = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+              const auto [values0, clean] = max_pool_ref(x0, windows, plane);
+              Input g = make_input(out, dt, v, rng);
+              const Floats gv = values_of(g.host());
+              // The reference with clean indices is the VJP of the forward's values at x0.
+              const std::int64_t positions = plane_of(out);
+              auto scatter = [&](const Floats& idx) {
+                Floats image(image_size, 0.0), mag(image_size, 0.0);
+                for (std::size_t e = 0; e < windows.size(); ++e) {
+                  // Window entries are flat image indices; the index is a position within this plane.
+                  const std::int64_t at = static_cast<std::int64_t>(e) / positions * plane + static_cast<std::int64_t>(idx[e]);
+                  if (idx[e] < 0 || std::find(windows[e].begin(), windows[e].end(), at) == windows[e].end()) continue;
+                  image[static_cast<std::size_t>(at)] += gv[e];
+                  mag[static_cast<std::size_t>(at)] += std::fabs(gv[e]);
+                }
+                return std::make_pair(image, mag);
+              };
+              if (!x0.empty()) {
+                const std::string error = check_vjp(
+                    [&](const Floats& x) {
+                      Floats vals = max_pool_ref(x, windows, plane).first;
+                      for (auto& e : vals) e = std::isinf(e) ? 0.0 : e;  // windows in the padding are constant
+                      return vals;
+                    },
+                    x0, gv, scatter(clean).first, rng);
+                EXPECT_TRUE(error.empty()) << "max_pool_backward reference " << wc.what << ": " << error;
+              }
+              Floats idx = clean;
+              for (auto& e : idx) {
+                const auto roll = std::uniform_int_distribution<int>(0, 9)(rng);
+                if (roll == 0) e = -1.0;
+                if (roll == 1) e = static_cast<double>(std::uniform_int_distribution<std::int64_t>(0, plane - 1)(rng));
+              }
+              const Tensor indices = Tensor::empty(out, DType::i64, Device::cpu());
+              for_each_index(out, [&](const Index& i, std::int64_t lin) {
+                set_int(indices, i, static_cast<std::int64_t>(idx[static_cast<std::size_t>(lin)]));
+              });
+              const auto [ref, mag] = scatter(idx);
+              cases.push_back({out.str() + " " + wc.what + " " + view_name(v),
+                               {g, Input{indices}},
+                               [w = wc.window, image = wc.image](const std::vector<Tensor>& t, const Device&) {
+                                 return std::vector<Tensor>{accelera::max_pool_backward(t[0], t[1], image, w)};
+                               },
+                               {Ref{wc.image, ref, mag}},
+                               accumulated_tol(dt)});
+            }
+            return cases;
+          }};
+}
+
 }  // namespace
 
-std::vector<Row> window_rows() { return {im2col_row(), col2im_row()}; }
+std::vector<Row> window_rows() { return {im2col_row(), col2im_row(), max_pool_row(), max_pool_backward_row()}; }
 
 }  // namespace acc_test::op_table

@@ -450,6 +450,27 @@ def test_custom_function():
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 12.0])
 
 
+def test_custom_function_knows_which_inputs_need_grad():
+    seen = []
+
+    class Scale(acc.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w, factor):
+            ctx.save_for_backward(x, w)
+            seen.append(ctx.needs_input_grad)
+            return x * w * factor
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, w = ctx.saved_tensors
+            return (grad * w if ctx.needs_input_grad[0] else None), (grad * x if ctx.needs_input_grad[1] else None), None
+
+    x, w = acc.asarray(np.array([1.0, 2.0])), acc.asarray(np.array([3.0, 4.0])).requires_grad_()
+    acc.sum(Scale.apply(x, w, 2.0)).backward()
+    assert seen == [(False, True, False)]
+    np.testing.assert_array_equal(w.grad.numpy(), [1.0, 2.0])
+
+
 # ---- seed names, profiler, data ----------------------------------------------------------------------
 
 def test_gpu_manager_names_every_device():

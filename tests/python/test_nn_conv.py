@@ -108,6 +108,121 @@ def test_max_pool_gradient_goes_to_the_first_maximum():
     np.testing.assert_array_equal(x.grad.numpy(), [[[[1.0, 0.0], [0.0, 0.0]]]])
 
 
+MAX_POOL_CASES = [
+    # (x shape, kernel, stride, padding, dilation): 1-D to 3-D, overlapping windows, padding, dilation
+    ((2, 3, 11), 3, 2, 1, 1),
+    ((1, 1, 1, 1), 1, None, 0, 1),
+    ((2, 3, 8, 8), 2, None, 0, 1),
+    ((1, 2, 7, 9), 3, 2, 1, 1),
+    ((2, 2, 9, 7), (3, 2), (1, 2), (1, 1), (2, 1)),
+    ((1, 2, 5, 6, 4), 2, (1, 2, 1), (1, 0, 1), 1),
+]
+
+
+def max_pool_reference(x, kernel, stride, padding, dilation):
+    """float64 values, in-plane indices of the first maximum (NaN-free x) and the scatter that is the
+    gradient, all from the windows' positions."""
+    axes = x.ndim - 2
+    k, s, p, d = (tuple(v) if hasattr(v, "__iter__") else (v,) * axes for v in (kernel, stride, padding, dilation))
+    s = k if stride is None else s
+    win = windows(x, k, s, p, d, -np.inf)  # (N, C, *out, *k)
+    out = win.shape[2:2 + axes]
+    flat = win.reshape(win.shape[:2 + axes] + (-1,))
+    taps = np.argmax(flat, axis=-1)  # the first maximum; padding reads -inf and never wins a tie with x
+    tap = np.unravel_index(taps, k)
+    grid = np.meshgrid(*[np.arange(n) for n in out], indexing="ij")
+    position = [grid[a] * s[a] - p[a] + tap[a] * d[a] for a in range(axes)]
+    indices = np.ravel_multi_index(position, x.shape[2:])
+    return flat.max(axis=-1), indices
+
+
+def scatter_reference(g, indices, shape):
+    dx = np.zeros((shape[0] * shape[1], int(np.prod(shape[2:]))))
+    planes = np.repeat(np.arange(shape[0] * shape[1]), indices[0, 0].size)
+    np.add.at(dx, (planes, indices.reshape(-1)), g.reshape(-1))
+    return dx.reshape(shape)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", MAX_POOL_CASES, ids=lambda c: f"{c[0]}k{c[1]}")
+def test_max_pool_op_matches_numpy(device, case):
+    shape, kernel, stride, padding, dilation = case
+    # Whole numbers from a narrow range: ties are common, and the first maximum must win as in PyTorch.
+    x = RNG.integers(-3, 4, shape).astype(np.float64)
+    want_values, want_indices = max_pool_reference(x, kernel, stride, padding, dilation)
+    g = RNG.standard_normal(want_values.shape)
+    want_dx = scatter_reference(g, want_indices, x.shape)
+    for dtype in ("float64", "float32"):
+        tx = acc.asarray(x.astype(dtype), device=device)
+        values, indices = acc.max_pool(tx, kernel, stride, padding, dilation)
+        assert indices.dtype == acc.int64 and values.dtype == dtype
+        np.testing.assert_array_equal(values.numpy(), want_values)
+        np.testing.assert_array_equal(indices.numpy(), want_indices)
+        dx = acc.max_pool_backward(acc.asarray(g.astype(dtype), device=device), indices, x.shape, kernel, stride,
+                                   padding, dilation)
+        eps = 1e-6 if dtype == "float32" else 1e-12  # sums of several window gradients may cancel
+        np.testing.assert_allclose(dx.numpy(), want_dx, rtol=eps, atol=eps * 8 * np.abs(g).max())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_pool_op_is_differentiable(device):
+    x = acc.asarray(distinct(2, 3, 6, 5), device=device).requires_grad_()
+    values, _ = acc.max_pool(x, 2, 1, 1)
+    acc.sum(acc.square(values)).backward()
+    want_values, want_indices = max_pool_reference(x.detach().numpy(), 2, 1, 1, 1)
+    np.testing.assert_allclose(x.grad.numpy(), scatter_reference(2 * want_values, want_indices, x.shape), rtol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_pool_nan_and_padding(device):
+    x = np.array([[[[1.0, np.nan, 3.0, np.nan], [-np.inf, -np.inf, 2.0, 5.0]]]])
+    values, indices = acc.max_pool(acc.asarray(x, device=device), 2)
+    np.testing.assert_array_equal(values.numpy(), [[[[np.nan, np.nan]]]])
+    np.testing.assert_array_equal(indices.numpy(), [[[[1, 3]]]])  # the first NaN of each window
+    # An image of -inf still gets the index of the window's first in-image element; padding is never chosen.
+    values, indices = acc.max_pool(acc.asarray(np.full((1, 1, 1, 3), -np.inf), device=device), (1, 2), 2, (0, 1))
+    np.testing.assert_array_equal(values.numpy(), [[[[-np.inf, -np.inf]]]])
+    np.testing.assert_array_equal(indices.numpy(), [[[[0, 1]]]])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_pool_backward_ignores_indices_outside_their_window(device):
+    g = acc.asarray(np.array([[[[1.0, 2.0]]]]), device=device)
+    # Window 0 reads positions 0, 1, 4, 5 of the 2x4 plane and window 1 reads 2, 3, 6, 7.
+    indices = acc.asarray(np.array([[[[5, 1]]]]), device=device)  # 1 is not in window 1: it adds nothing
+    dx = acc.max_pool_backward(g, indices, (1, 1, 2, 4), 2)
+    np.testing.assert_array_equal(dx.numpy(), [[[[0, 0, 0, 0], [0, 1, 0, 0]]]])
+    dx = acc.max_pool_backward(g, acc.asarray(np.array([[[[-1, 7]]]]), device=device), (1, 1, 2, 4), 2)
+    np.testing.assert_array_equal(dx.numpy(), [[[[0, 0, 0, 0], [0, 0, 0, 2]]]])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_max_pool_half_formats(device, dtype):
+    x = acc.asarray(RNG.standard_normal((2, 3, 6, 6)).astype(np.float32), device=device).astype(dtype)
+    values, indices = acc.max_pool(x, 2)
+    want_values, want_indices = acc.max_pool(x.astype("float32"), 2)
+    assert values.dtype == dtype
+    np.testing.assert_array_equal(values.astype("float32").numpy(), want_values.numpy())
+    np.testing.assert_array_equal(indices.numpy(), want_indices.numpy())
+    dx = acc.max_pool_backward(acc.ones_like(values), indices, x.shape, 2)
+    assert dx.dtype == dtype and float(acc.sum(dx.astype("float32"))) == values.size
+
+
+def test_max_pool_bad_input():
+    x = np.ones((1, 2, 4, 4), np.float32)
+    values, indices = acc.max_pool(x, 2)
+    with pytest.raises(acc.DTypeError, match="int64"):
+        acc.max_pool_backward(values, indices.astype("int32"), x.shape, 2)
+    with pytest.raises(acc.ShapeError, match="pools to"):
+        acc.max_pool_backward(values, indices, (1, 2, 6, 6), 2)
+    with pytest.raises(acc.ShapeError, match="spans 5 elements"):
+        acc.max_pool(x, 5)
+    with pytest.raises(acc.DTypeError, match="int32"):
+        acc.max_pool(x.astype(np.int32), 2)
+    np.testing.assert_array_equal(x, 1.0)
+
+
 def test_conv_gradient_is_reproducible():
     layer = nn.Conv2d(3, 4, 3, padding=1, seed=3)
     x = acc.asarray(RNG.standard_normal((4, 3, 9, 9)).astype(np.float32))

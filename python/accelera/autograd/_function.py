@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from .._core import ArgumentError, Tensor
-from ._engine import any_requires_grad, backward, no_grad, record
+from ._engine import any_requires_grad, backward, no_grad, record, requires_grad
 
 
 class Context:
     """What a Function's forward keeps for its backward."""
 
-    def __init__(self):
+    def __init__(self, needs_input_grad: tuple = ()):
         self.saved_tensors: tuple = ()
+        # One bool per forward argument: whether its gradient is wanted (a backward may skip the others).
+        self.needs_input_grad = needs_input_grad
 
     def save_for_backward(self, *tensors) -> None:
         self.saved_tensors = tensors
@@ -33,7 +35,8 @@ class Function:
         y = Cube.apply(x)
 
     ``forward`` runs with recording off; ``backward`` returns a gradient per positional argument of
-    ``forward`` (a single tensor when there is one argument)."""
+    ``forward`` (a single tensor when there is one argument). ``ctx.needs_input_grad`` holds a bool per
+    argument, as in PyTorch: a backward may return None for those that are False and skip their work."""
 
     @staticmethod
     def forward(ctx, *args):
@@ -45,7 +48,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        ctx = Context()
+        ctx = Context(tuple(requires_grad(a) for a in args))
         with no_grad():
             out = cls.forward(ctx, *args)
         if not isinstance(out, Tensor):

@@ -539,3 +539,12 @@ def _im2col(out, x, kernel_size, stride=1, padding=0, dilation=1, pad_value=0.0)
 @vjp("col2im")
 def _col2im(out, patches, image_shape, kernel_size, stride=1, padding=0, dilation=1):
     return lambda g: (N.im2col(g, kernel_size, stride, padding, dilation),)
+
+
+@forward("max_pool")
+def _max_pool(fn, x, kernel_size, stride=None, padding=0, dilation=1):
+    values, indices = N.max_pool(x, kernel_size, stride, padding, dilation)
+
+    def grads(g):
+        return (N.max_pool_backward(g, indices, x.shape, kernel_size, stride, padding, dilation),)
+    return (values, indices), values, grads

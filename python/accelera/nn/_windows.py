@@ -1,26 +1,25 @@
 """Convolution and pooling over 1, 2 or 3 spatial axes of (N, C, *spatial) tensors, on every backend.
 
 Note [Convolution as one GEMM]: a convolution is im2col (the patch matrix, one row per output position and
-one column per input channel and kernel offset) followed by one GEMM with the weight viewed as
-(C_out, C_in * prod(kernel)): the BLAS of the device (OpenBLAS, CLBlast, cuBLAS) does the arithmetic on
-a single large product rather than one per image. The backward is the same two GEMMs the other way round
-plus col2im, the adjoint of im2col, which sums each image element's patch entries in a fixed order (no
-atomics: the gradients are bit-for-bit reproducible). docs/nn.md gives the measured cost against
-PyTorch's oneDNN convolution.
+one column per input channel and kernel offset) followed by a GEMM per image with the weight viewed as
+(C_out, C_in * prod(kernel)): weight @ patches^T writes (C_out, positions), the (N, C, *spatial) layout
+itself, so no transpose of the output is ever copied, and the BLAS of the device (OpenBLAS, CLBlast,
+cuBLAS) runs them as one batched matmul. The backward is the same GEMMs the other way round plus col2im, the
+adjoint of im2col, which sums each image element's patch entries in a fixed order (no atomics: the
+gradients are bit-for-bit reproducible); the input's col2im is skipped when the input needs no gradient
+(the first layer). Max pooling is its own kernel (accelera.max_pool: one pass, values and indices).
+docs/nn.md gives the measured cost against PyTorch's oneDNN convolution.
 """
 
 from __future__ import annotations
 
 import math
 
-from .. import _elementwise as E
 from .. import _manipulation as M
 from .. import _nn as N
 from .. import _ops as O
-from .. import _statistics as S
 from .. import amp
 from .._core import ArgumentError, ShapeError, Tensor
-from .._creation import arange
 from ..autograd import Function
 
 
@@ -43,34 +42,38 @@ def check_image(layer: str, x: Tensor, axes: int, channels: int | None = None) -
 
 
 class _Convolution(Function):
-    """im2col, then one GEMM (Note [Convolution as one GEMM]); the patch matrix is kept for the weight's
-    gradient rather than rebuilt."""
+    """im2col, then one GEMM per image (Note [Convolution as one GEMM]); the patch matrix is kept for the
+    weight's gradient rather than rebuilt."""
 
     @staticmethod
     def forward(ctx, x, weight, bias, window):
         stride, padding, dilation = window
-        axes = x.ndim - 2
         kernel = tuple(weight.shape[2:])
-        patches = N.im2col(x, kernel, stride, padding, dilation)
-        w2 = M.reshape(weight, (weight.shape[0], -1))
-        y = O.matmul(patches, w2.T)
-        if bias is not None:
-            y = O.add(y, bias)
         out_spatial = _out_extents(x.shape[2:], kernel, stride, padding, dilation)
-        ctx.save_for_backward(patches, w2, bias)
-        ctx.geometry = (tuple(x.shape), tuple(weight.shape), kernel, window, out_spatial)
-        y = M.reshape(y, (x.shape[0],) + out_spatial + (weight.shape[0],))
-        return M.permute_dims(y, (0, axes + 1) + tuple(range(1, axes + 1)))
+        batch, positions = x.shape[0], math.prod(out_spatial)
+        patches = M.reshape(N.im2col(x, kernel, stride, padding, dilation), (batch, positions, -1))
+        w2 = M.reshape(weight, (weight.shape[0], -1))
+        # (C_out, K) @ (K, positions) per image writes (N, C_out, positions): the (N, C, *spatial) layout
+        # itself, so the next layer reads contiguous memory.
+        y = O.matmul(w2, M.matrix_transpose(patches))
+        if bias is not None:
+            y = O.add(y, M.reshape(bias, (-1, 1)))
+        ctx.save_for_backward(patches, w2)
+        ctx.geometry = (tuple(x.shape), tuple(weight.shape), kernel, window)
+        return M.reshape(y, (batch, weight.shape[0]) + out_spatial)
 
     @staticmethod
     def backward(ctx, g):
-        patches, w2, bias = ctx.saved_tensors
-        x_shape, w_shape, kernel, (stride, padding, dilation), out_spatial = ctx.geometry
-        axes = len(kernel)
-        rows = M.reshape(M.permute_dims(g, (0,) + tuple(range(2, axes + 2)) + (1,)), (-1, w_shape[0]))
-        dw = M.reshape(O.matmul(rows.T, patches), w_shape)
-        db = None if bias is None else O.sum(rows, 0)
-        dx = N.col2im(O.matmul(rows, w2), x_shape, kernel, stride, padding, dilation)
+        patches, w2 = ctx.saved_tensors
+        x_shape, w_shape, kernel, (stride, padding, dilation) = ctx.geometry
+        needs_x, needs_w, needs_b = ctx.needs_input_grad[:3]
+        g = M.reshape(g, (g.shape[0], g.shape[1], -1))  # (N, C_out, positions)
+        dw = M.reshape(O.sum(O.matmul(g, patches), 0), w_shape) if needs_w else None
+        db = O.sum(g, (0, 2)) if needs_b else None
+        dx = None
+        if needs_x:  # the first layer's input (the data) needs none: its col2im is skipped
+            dpatches = M.reshape(O.matmul(M.matrix_transpose(g), w2), (-1, w2.shape[1]))
+            dx = N.col2im(dpatches, x_shape, kernel, stride, padding, dilation)
         return dx, dw, db, None
 
 
@@ -120,28 +123,6 @@ def _channel_patches(x: Tensor, kernel, stride, padding, dilation, pad_value):
     return N.im2col(planes, kernel, stride, padding, dilation, pad_value), planes.shape
 
 
-class _MaxPool(Function):
-    """The maximum of each window; its gradient goes to the first maximum (argmax), as in PyTorch."""
-
-    @staticmethod
-    def forward(ctx, x, window):
-        kernel, stride, padding, dilation = window
-        patches, plane_shape = _channel_patches(x, kernel, stride, padding, dilation, -math.inf)
-        first = S.argmax(patches, 1, True)
-        ctx.save_for_backward(first)
-        ctx.shapes = (plane_shape, tuple(x.shape), patches.shape[1], window)
-        out_spatial = _out_extents(x.shape[2:], kernel, stride, padding, dilation)
-        return M.reshape(O.take_along_axis(patches, first, 1), tuple(x.shape[:2]) + out_spatial)
-
-    @staticmethod
-    def backward(ctx, g):
-        (first,) = ctx.saved_tensors
-        plane_shape, x_shape, taps, (kernel, stride, padding, dilation) = ctx.shapes
-        hit = E.equal(arange(taps, dtype=first.dtype, device=first.device), first).astype(g.dtype)
-        dpatches = O.multiply(hit, M.reshape(g, (-1, 1)))
-        return M.reshape(N.col2im(dpatches, plane_shape, kernel, stride, padding, dilation), x_shape), None
-
-
 def _spatial_axes(name: str, x) -> int:
     if not isinstance(x, Tensor) or x.ndim not in (3, 4, 5):
         shape = tuple(x.shape) if hasattr(x, "shape") else type(x).__name__
@@ -165,7 +146,10 @@ def max_pool(x: Tensor, kernel_size, stride=None, padding=0, dilation=1) -> Tens
     """The maximum over each window of the 1 to 3 spatial axes of x (N, C, *spatial); ``stride`` defaults
     to the kernel size (non-overlapping windows), padding reads -inf."""
     axes = _spatial_axes("max_pool", x)
-    return _MaxPool.apply(x, _pool_window(f"max_pool{axes}d", x, axes, kernel_size, stride, padding, dilation))
+    kernel, stride, padding, dilation = _pool_window(f"max_pool{axes}d", x, axes, kernel_size, stride, padding,
+                                                     dilation)
+    values, _ = N.max_pool(x, kernel, stride, padding, dilation)  # differentiable: max_pool_backward
+    return values
 
 
 def avg_pool(x: Tensor, kernel_size, stride=None, padding=0) -> Tensor:

@@ -1,4 +1,5 @@
-// Launchers of the CUDA im2col and col2im kernels (im2col.cu; Note [Window geometry] in ops/im2col.hpp).
+// Launchers of the CUDA sliding-window kernels: im2col and col2im (im2col.cu), max_pool and its backward
+// (max_pool.cu); Note [Window geometry] in ops/im2col.hpp.
 
 #include "backends/cuda/cuda_interface.hpp"
 #include "backends/cuda/im2col_launch.hpp"
@@ -38,11 +39,30 @@ void col2im_kernel(const Tensor& patches, const WindowGeometry& g, const Tensor&
                    "col2im", image.dtype());
 }
 
+void max_pool_kernel(const Tensor& x, const WindowGeometry& g, const Tensor& values, const Tensor& indices) {
+  CudaDevice& d = cuda_device(values.device());
+  DeviceGuard guard(d.index);
+  check_dispatched(kernels::max_pool(x.dtype(), window_of(g), x.data_ptr(), values.data_ptr(), indices.data_ptr(),
+                                     launch_of(d)),
+                   "max_pool", x.dtype());
+}
+
+void max_pool_backward_kernel(const Tensor& grad, const Tensor& indices, const WindowGeometry& g,
+                              const Tensor& image) {
+  CudaDevice& d = cuda_device(image.device());
+  DeviceGuard guard(d.index);
+  check_dispatched(kernels::max_pool_backward(image.dtype(), window_of(g), grad.data_ptr(), indices.data_ptr(),
+                                              image.data_ptr(), launch_of(d)),
+                   "max_pool_backward", image.dtype());
+}
+
 }  // namespace
 
 ACC_REGISTER_KERNELS {
   register_kernel(op::im2col, DeviceKind::cuda, dtypes::floating | dtypes::half, &im2col_kernel);
   register_kernel(op::col2im, DeviceKind::cuda, dtypes::floating | dtypes::half, &col2im_kernel);
+  register_kernel(op::max_pool, DeviceKind::cuda, dtypes::floating | dtypes::half, &max_pool_kernel);
+  register_kernel(op::max_pool_backward, DeviceKind::cuda, dtypes::floating | dtypes::half, &max_pool_backward_kernel);
 }
 
 }  // namespace accelera::cuda

@@ -3,6 +3,7 @@
 // fixed order of summation) and accumulates half formats in float.
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/im2col_launch.hpp"
+#include "backends/cuda/window.cuh"
 
 namespace accelera::cuda::kernels {
 
@@ -32,13 +33,6 @@ __global__ void im2col_entries(Window g, const T* x, T pad_value, T* patches) {
   }
 }
 
-// The output position along one axis that reads input i through kernel offset k, or -1.
-__device__ inline std::int64_t reader(std::int64_t i, std::int64_t k, const Window& g, int a) {
-  const std::int64_t t = i + g.pad[a] - k * g.dilation[a];
-  if (t < 0 || t % g.stride[a] != 0 || t / g.stride[a] >= g.out[a]) return -1;
-  return t / g.stride[a];
-}
-
 template <typename T>
 __global__ void col2im_elements(Window g, const T* patches, T* image) {
   const std::int64_t plane = g.in[0] * g.in[1] * g.in[2];
@@ -55,13 +49,13 @@ __global__ void col2im_elements(Window g, const T* patches, T* image) {
     const std::int64_t c = rest % g.channels, n = rest / g.channels;
     compute_t<T> sum = 0;
     for (std::int64_t k0 = 0; k0 < g.kernel[0]; ++k0) {
-      const std::int64_t o0 = reader(i0, k0, g, 0);
+      const std::int64_t o0 = window_reader(i0, k0, g, 0);
       if (o0 < 0) continue;
       for (std::int64_t k1 = 0; k1 < g.kernel[1]; ++k1) {
-        const std::int64_t o1 = reader(i1, k1, g, 1);
+        const std::int64_t o1 = window_reader(i1, k1, g, 1);
         if (o1 < 0) continue;
         for (std::int64_t k2 = 0; k2 < g.kernel[2]; ++k2) {
-          const std::int64_t o2 = reader(i2, k2, g, 2);
+          const std::int64_t o2 = window_reader(i2, k2, g, 2);
           if (o2 < 0) continue;
           const std::int64_t row = ((n * g.out[0] + o0) * g.out[1] + o1) * g.out[2] + o2;
           sum += load(patches[row * cols + c * ksize + (k0 * g.kernel[1] + k1) * g.kernel[2] + k2]);

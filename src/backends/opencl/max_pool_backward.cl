@@ -1,0 +1,32 @@
+// max_pool_backward: one work-item per image element, gathering the gradients of the windows that read it
+// and chose it (their index names this element), so there are no atomics and the order of the sum is fixed
+// (window_reader in window.cl finds the windows).
+__kernel void max_pool_backward(const Window g, __global const T* grad, const long go, __global const long* indices,
+                                const long io, __global T* image, const long mo) {
+  const long plane = g.extent[0] * g.extent[1] * g.extent[2];
+  const long e = get_global_id(0);
+  if (e >= g.batch * g.channels * plane) return;
+  const long within = e % plane;
+  long rest = within;
+  const long i2 = rest % g.extent[2];
+  rest /= g.extent[2];
+  const long i1 = rest % g.extent[1], i0 = rest / g.extent[1];
+  const long positions = g.out[0] * g.out[1] * g.out[2];
+  const long first = (e / plane) * positions;  // this plane's first pooled element
+  T sum = 0;
+  for (long k0 = 0; k0 < g.taps[0]; ++k0) {
+    const long o0 = window_reader(i0, k0, g.pad[0], g.dilation[0], g.stride[0], g.out[0]);
+    if (o0 < 0) continue;
+    for (long k1 = 0; k1 < g.taps[1]; ++k1) {
+      const long o1 = window_reader(i1, k1, g.pad[1], g.dilation[1], g.stride[1], g.out[1]);
+      if (o1 < 0) continue;
+      for (long k2 = 0; k2 < g.taps[2]; ++k2) {
+        const long o2 = window_reader(i2, k2, g.pad[2], g.dilation[2], g.stride[2], g.out[2]);
+        if (o2 < 0) continue;
+        const long p = first + (o0 * g.out[1] + o1) * g.out[2] + o2;
+        if (indices[io + p] == within) sum += grad[go + p];
+      }
+    }
+  }
+  image[mo + e] = sum;
+}
