@@ -57,6 +57,47 @@ struct WindowWalk {
   }
 };
 
+// Whether `v` replaces the current maximum `best`: larger, or a NaN where best is a number (first wins).
+template <typename T>
+bool beats(T v, T best) {
+  return (v > best) | (std::isnan(v) & !std::isnan(best));
+}
+
+// The common 2x2 window with stride 2 and no padding or dilation, unrolled: four fixed taps per output and
+// selects instead of branches, which the compiler can vectorise across a row of outputs.
+template <typename T>
+void pool_2x2_plane(const T* img, const WindowGeometry& g, T* values, std::int64_t* indices) {
+  const std::int64_t width = g.in[2];
+  for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+    const std::int64_t top = 2 * o1 * width, bottom = top + width;
+    T* v_row = values + o1 * g.out[2];
+    std::int64_t* i_row = indices + o1 * g.out[2];
+    for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2) {
+      const std::int64_t i = top + 2 * o2, j = bottom + 2 * o2;
+      T best = img[i];
+      std::int64_t at = i;
+      const T v1 = img[i + 1], v2 = img[j], v3 = img[j + 1];
+      bool t = beats(v1, best);
+      best = t ? v1 : best;
+      at = t ? i + 1 : at;
+      t = beats(v2, best);
+      best = t ? v2 : best;
+      at = t ? j : at;
+      t = beats(v3, best);
+      best = t ? v3 : best;
+      at = t ? j + 1 : at;
+      v_row[o2] = best;
+      i_row[o2] = at;
+    }
+  }
+}
+
+// A 2-D image (no depth axis) under that window.
+bool is_plain_2x2(const WindowGeometry& g) {
+  return g.in[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 2 && g.kernel[2] == 2 && g.stride[1] == 2 && g.stride[2] == 2 &&
+         g.pad[0] == 0 && g.pad[1] == 0 && g.pad[2] == 0 && g.dilation[1] == 1 && g.dilation[2] == 1;
+}
+
 // The first maximum of each window: a NaN beats every number, padding is never chosen, and an image of
 // -inf still gets the index of its first in-image element; a window entirely in the padding gives -inf and
 // -1.
@@ -68,6 +109,10 @@ void pool_planes(const T* x, const WindowGeometry& g, T* values, std::int64_t* i
   for (std::int64_t p = 0; p < planes; ++p) {
     const T* img = x + p * plane;
     std::int64_t e = p * positions;
+    if (is_plain_2x2(g)) {
+      pool_2x2_plane(img, g, values + e, indices + e);
+      continue;
+    }
     for (std::int64_t o0 = 0; o0 < g.out[0]; ++o0) {
       for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1) {
         for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, ++e) {
@@ -75,7 +120,7 @@ void pool_planes(const T* x, const WindowGeometry& g, T* values, std::int64_t* i
           std::int64_t at = -1;
           walk.positions(o0, o1, o2, [&](std::int64_t i) {
             const T v = img[i];
-            const bool take = (at < 0) | (v > best) | (std::isnan(v) & !std::isnan(best));
+            const bool take = (at < 0) | beats(v, best);
             best = take ? v : best;
             at = take ? i : at;
             return true;
@@ -100,6 +145,15 @@ void unpool_planes(const T* grad, const std::int64_t* indices, const WindowGeome
     T* img = image + p * plane;
     std::fill(img, img + plane, T(0));
     std::int64_t e = p * positions;
+    if (is_plain_2x2(g)) {
+      for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+        for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, ++e) {
+          const std::int64_t i = 2 * o1 * g.in[2] + 2 * o2, j = i + g.in[2], want = indices[e];
+          if ((want == i) | (want == i + 1) | (want == j) | (want == j + 1)) img[want] += grad[e];
+        }
+      }
+      continue;
+    }
     for (std::int64_t o0 = 0; o0 < g.out[0]; ++o0) {
       for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1) {
         for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, ++e) {
