@@ -147,6 +147,13 @@ def _window_values(value, name: str, axes: int = 1) -> list[int]:
     return [integer(v, name) for v in values]
 
 
+def _image_shape(image_shape) -> list[int]:
+    """An image shape (N, C, *spatial) as a list of ints; the op checks its length."""
+    if isinstance(image_shape, (str, bytes)) or not hasattr(image_shape, "__iter__"):
+        raise ArgumentError(f"image_shape must be a sequence of ints (N, C, *spatial), got {image_shape!r:.40}")
+    return [integer(v, "image_shape") for v in image_shape]
+
+
 def im2col(x, kernel_size, stride=1, padding=0, dilation=1, pad_value: float = 0.0) -> Tensor:
     """The patch matrix of an (N, C, *spatial) image under a window sliding over its 1, 2 or 3 spatial axes.
 
@@ -168,9 +175,7 @@ def col2im(patches, image_shape, kernel_size, stride=1, padding=0, dilation=1) -
     of im2col, and the gradient of a convolution with respect to its input once multiplied by the weight.
     Deterministic on every backend: each element sums its entries in one fixed order."""
     (patches,) = _operands(patches)
-    if isinstance(image_shape, (str, bytes)) or not hasattr(image_shape, "__iter__"):
-        raise ArgumentError(f"image_shape must be a sequence of ints (N, C, *spatial), got {image_shape!r:.40}")
-    shape = [integer(v, "image_shape") for v in image_shape]
+    shape = _image_shape(image_shape)
     return _core.col2im(patches, shape, _window_values(kernel_size, "kernel_size", len(shape) - 2), _window_values(stride, "stride"),
                         _window_values(padding, "padding"), _window_values(dilation, "dilation"))
 
@@ -193,9 +198,7 @@ def max_pool_backward(grad, indices, image_shape, kernel_size, stride=None, padd
     entries whose index names it. An index that is not a position of its own window (-1, say) contributes
     nothing. Deterministic on every backend."""
     grad, indices = _operands(grad, indices)
-    if isinstance(image_shape, (str, bytes)) or not hasattr(image_shape, "__iter__"):
-        raise ArgumentError(f"image_shape must be a sequence of ints (N, C, *spatial), got {image_shape!r:.40}")
-    shape = [integer(v, "image_shape") for v in image_shape]
+    shape = _image_shape(image_shape)
     kernel = _window_values(kernel_size, "kernel_size", len(shape) - 2)
     return _core.max_pool_backward(grad, indices, shape, kernel,
                                    kernel if stride is None else _window_values(stride, "stride"),

@@ -30,6 +30,7 @@ import threading
 from . import _ops as O
 from . import _statistics as S
 from ._core import ArgumentError, DTypeError, Tensor
+from ._core import _supports as _core_supports
 from ._dtypes import dtype as _dtype
 from ._elementwise import isfinite, logical_and
 
@@ -105,30 +106,27 @@ def _cast_args(args, kwargs, cast):
     return cast(*args), {k: cast(v)[0] for k, v in kwargs.items()}
 
 
-def in_autocast_dtype(fn):
-    """Marks a matrix product: under autocast its float32 tensor arguments are cast to the autocast dtype."""
+def _casting(fn, cast):
+    """fn with its tensor arguments passed through ``cast`` under autocast, untouched outside."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _state.dtype is None:
             return fn(*args, **kwargs)
-        args, kwargs = _cast_args(args, kwargs, lower)
+        args, kwargs = _cast_args(args, kwargs, cast)
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+def in_autocast_dtype(fn):
+    """Marks a matrix product: under autocast its float32 tensor arguments are cast to the autocast dtype."""
+    return _casting(fn, lower)
 
 
 def in_float32(fn):
     """Marks a precision-sensitive function: under autocast its half tensor arguments are cast to float32."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if _state.dtype is None:
-            return fn(*args, **kwargs)
-        args, kwargs = _cast_args(args, kwargs, full)
-        return fn(*args, **kwargs)
-
-    return wrapper
+    return _casting(fn, full)
 
 
 def in_kernel_dtype(op: str, *, lowered: bool):
@@ -143,7 +141,7 @@ def in_kernel_dtype(op: str, *, lowered: bool):
             if target is None:
                 return fn(*args, **kwargs)
             first = next((a for a in args if isinstance(a, Tensor)), None)
-            if first is not None and _supports(first.device, op, target):
+            if first is not None and _core_supports(first.device, op, target):
                 cast = lower if lowered else (lambda *ts: ts)
             else:
                 cast = full
@@ -153,12 +151,6 @@ def in_kernel_dtype(op: str, *, lowered: bool):
         return wrapper
 
     return decorate
-
-
-def _supports(device, op: str, dtype: str) -> bool:
-    from ._core import _supports as supports
-
-    return supports(device, op, dtype)
 
 
 def _positive(value, what: str, *, above_one: bool = False, below_one: bool = False) -> float:

@@ -143,14 +143,9 @@ void im2col_kernel(const Tensor& x, const WindowGeometry& g, double pad_value, c
   });
 }
 
+// col2im sums, so the half formats are not registered: the op layer runs them through float32 and rounds
+// once (kernel_dtype in ops/common.hpp).
 void col2im_kernel(const Tensor& patches, const WindowGeometry& g, const Tensor& image) {
-  if (kElementwiseFloating.contains(image.dtype()) && !dtypes::floating.contains(image.dtype())) {
-    // The half formats sum in float32 and round once (Note [Half formats on the cpu]).
-    const Tensor image32 = Tensor::empty(image.shape(), DType::f32, image.device());
-    col2im_planes(patches.astype(DType::f32).data<float>(), g, image32.data<float>());
-    copy_into(image32, image);
-    return;
-  }
   dispatch_float(image.dtype(), "col2im", [&](auto t) {
     using T = decltype(t);
     col2im_planes(patches.data<T>(), g, image.data<T>());
@@ -161,7 +156,7 @@ void col2im_kernel(const Tensor& patches, const WindowGeometry& g, const Tensor&
 
 ACC_REGISTER_KERNELS {
   register_kernel(op::im2col, DeviceKind::cpu, kElementwiseFloating, &im2col_kernel);
-  register_kernel(op::col2im, DeviceKind::cpu, kElementwiseFloating, &col2im_kernel);
+  register_kernel(op::col2im, DeviceKind::cpu, dtypes::floating, &col2im_kernel);
 }
 
 }  // namespace accelera::cpu

@@ -33,7 +33,7 @@ std::vector<Taps> taps_of_axis(const WindowGeometry& g, int a) {
 }
 
 // positions(o0, o1, o2, f) calls f(position) for every in-image position of that output's window, in the
-// window's row-major order; f returns false to stop early.
+// window's row-major order.
 struct WindowWalk {
   const WindowGeometry& g;
   std::vector<Taps> axis[3];
@@ -50,7 +50,7 @@ struct WindowWalk {
       for (std::int64_t k1 = t1.lo, i1 = t1.first; k1 < t1.hi; ++k1, i1 += g.dilation[1]) {
         const std::int64_t row = (i0 * g.in[1] + i1) * g.in[2];
         for (std::int64_t k2 = t2.lo, i2 = t2.first; k2 < t2.hi; ++k2, i2 += g.dilation[2]) {
-          if (!f(row + i2)) return;
+          f(row + i2);
         }
       }
     }
@@ -94,8 +94,9 @@ void pool_2x2_plane(const T* img, const WindowGeometry& g, T* values, std::int64
 
 // A 2-D image (no depth axis) under that window.
 bool is_plain_2x2(const WindowGeometry& g) {
-  return g.in[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 2 && g.kernel[2] == 2 && g.stride[1] == 2 && g.stride[2] == 2 &&
-         g.pad[0] == 0 && g.pad[1] == 0 && g.pad[2] == 0 && g.dilation[1] == 1 && g.dilation[2] == 1;
+  return g.in[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 2 && g.kernel[2] == 2 && g.stride[1] == 2 &&
+         g.stride[2] == 2 && g.pad[0] == 0 && g.pad[1] == 0 && g.pad[2] == 0 && g.dilation[1] == 1 &&
+         g.dilation[2] == 1;
 }
 
 // The first maximum of each window: a NaN beats every number, padding is never chosen, and an image of
@@ -105,11 +106,12 @@ template <typename T>
 void pool_planes(const T* x, const WindowGeometry& g, T* values, std::int64_t* indices) {
   const std::int64_t planes = g.batch * g.channels, plane = g.in_positions(), positions = g.out_positions();
   const WindowWalk walk(g);
+  const bool plain = is_plain_2x2(g);
 #pragma omp parallel for schedule(static) if (planes * positions * g.kernel_size() > backends::kParallelGrain)
   for (std::int64_t p = 0; p < planes; ++p) {
     const T* img = x + p * plane;
     std::int64_t e = p * positions;
-    if (is_plain_2x2(g)) {
+    if (plain) {
       pool_2x2_plane(img, g, values + e, indices + e);
       continue;
     }
@@ -123,7 +125,6 @@ void pool_planes(const T* x, const WindowGeometry& g, T* values, std::int64_t* i
             const bool take = (at < 0) | beats(v, best);
             best = take ? v : best;
             at = take ? i : at;
-            return true;
           });
           values[e] = best;
           indices[e] = at;
@@ -140,12 +141,13 @@ template <typename T>
 void unpool_planes(const T* grad, const std::int64_t* indices, const WindowGeometry& g, T* image) {
   const std::int64_t planes = g.batch * g.channels, plane = g.in_positions(), positions = g.out_positions();
   const WindowWalk walk(g);
+  const bool plain = is_plain_2x2(g);
 #pragma omp parallel for schedule(static) if (planes * (plane + positions) > backends::kParallelGrain)
   for (std::int64_t p = 0; p < planes; ++p) {
     T* img = image + p * plane;
     std::fill(img, img + plane, T(0));
     std::int64_t e = p * positions;
-    if (is_plain_2x2(g)) {
+    if (plain) {
       for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1) {
         for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, ++e) {
           const std::int64_t i = 2 * o1 * g.in[2] + 2 * o2, j = i + g.in[2], want = indices[e];
@@ -159,10 +161,7 @@ void unpool_planes(const T* grad, const std::int64_t* indices, const WindowGeome
         for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, ++e) {
           const std::int64_t want = indices[e];
           bool in_window = false;
-          walk.positions(o0, o1, o2, [&](std::int64_t i) {
-            in_window |= i == want;
-            return true;
-          });
+          walk.positions(o0, o1, o2, [&](std::int64_t i) { in_window |= i == want; });
           if (in_window) img[want] += grad[e];
         }
       }
