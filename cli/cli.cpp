@@ -97,7 +97,14 @@ int run(int argc, char** argv) {
   mm_cmd->add_option("a", mm.a, "A (M x K), a float32 or float64 .npy file")->required();
   mm_cmd->add_option("b", mm.b, "B (K x N), a .npy file of the same dtype")->required();
   mm_cmd->add_option("-o,--out", mm.out, "Where to write C (M x N) as .npy")->required();
-  mm_cmd->add_option("--device", mm.device, "Device, e.g. cpu, opencl:0, cuda:0 (default: the best present)");
+  auto* mm_device =
+      mm_cmd->add_option("--device", mm.device, "Device, e.g. cpu, opencl:0, cuda:0 (default: the best present)");
+  mm_cmd
+      ->add_option("--devices", mm.devices,
+                   "Share the tiles among several devices: 'all' (every GPU and OpenCL device) or a list such as "
+                   "cuda:0,cuda:1")
+      ->excludes(mm_device);
+  mm_cmd->add_flag("--include-cpu", mm.include_cpu, "With --devices: the CPU takes tiles too");
   mm_cmd->add_option("--budget", mm.budget, "Device memory to use, e.g. 2GB (default: the device's budget)")
       ->check(kSize);
   mm_cmd->add_option("--strategy", mm.strategy, strategy_help(mm.strategy))->check(kStrategy);

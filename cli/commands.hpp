@@ -27,7 +27,9 @@ int run_demo(const DemoOptions& options);
 
 struct MatmulOptions {
   std::string a, b, out;
-  std::string device;  // empty: default_device()
+  std::string device;   // empty: default_device()
+  std::string devices;  // "all" or a comma-separated list; empty: one device
+  bool include_cpu = false;
   std::string budget;  // empty: the device's budget
   std::string strategy = "adaptive";
   bool quiet = false;

@@ -20,6 +20,12 @@ void print_run(const RunStats& run) {
              static_cast<double>(run.bytes_host_to_device) / 1e6, static_cast<double>(run.bytes_device_to_host) / 1e6,
              static_cast<double>(run.peak_device_bytes) / 1e6);
   for (const auto& line : run.fallback_log) fmt::print("  fallback: {}\n", line);
+  if (run.per_device.size() < 2) return;
+  for (const DeviceRunStats& d : run.per_device) {
+    fmt::print("  {}: {} tile(s), busy {:.3f} s, {:.1f} MB host->device, peak {:.1f} MB\n", d.device, d.tiles,
+               d.busy_seconds, static_cast<double>(d.bytes_host_to_device) / 1e6,
+               static_cast<double>(d.peak_device_bytes) / 1e6);
+  }
 }
 
 namespace {
@@ -45,6 +51,9 @@ void multiply(const MatmulOptions& options) {
             dtype_name(ta.dtype()), options.b, dtype_name(tb.dtype()));
   EngineOptions o;
   if (!options.device.empty()) o.device = Device::parse(options.device);
+  ACC_CHECK(!options.include_cpu || !options.devices.empty(), ValueError,
+            "--include-cpu goes with --devices (the CPU as one more device)");
+  if (!options.devices.empty()) o.devices = parse_engine_devices(options.devices, options.include_cpu);
   if (!options.budget.empty()) o.memory_budget = parse_size(options.budget);
   o.chunking_strategy = parse_chunking_strategy(options.strategy);
   o.enable_progress = !options.quiet;

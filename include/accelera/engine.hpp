@@ -4,6 +4,7 @@
 // matmul plan] in src/engine/tile_planner.hpp, Note [Streamed execution] in src/engine/stream_executor.hpp,
 // Note [Out-of-memory recovery] in src/engine/streamed_matmul.hpp).
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -52,8 +53,16 @@ struct OutputChunk {
 // must cover C exactly once).
 using Tiling = std::variant<ChunkingStrategy, std::vector<OutputChunk>>;
 
+// The devices "all" names: every CUDA and OpenCL device present, and the CPU too when `include_cpu` (or
+// when there is no other device). Any other spec is a comma-separated list of device names ("cuda:0,
+// opencl:1"); DeviceError for a device that is not present, ValueError for an empty list or a repeat.
+ACC_API std::vector<Device> parse_engine_devices(std::string_view spec, bool include_cpu = false);
+
 struct EngineOptions {
   std::optional<Device> device;  // default: default_device()
+  // Several devices share each streamed matmul (Note [Several devices] in src/engine/multi_device_matmul.hpp);
+  // when given, `device` is the first of them.
+  std::vector<Device> devices;
   bool auto_detect_memory = true;  // size tiles from the device's free memory and budget
   ChunkingStrategy chunking_strategy = ChunkingStrategy::adaptive;
   std::optional<std::int64_t> chunk_size;  // fixed tile edge; used when auto_detect_memory is false
@@ -61,6 +70,16 @@ struct EngineOptions {
   std::optional<std::int64_t> memory_budget;  // device bytes the engine may use; default: the device's
                                               // allocator budget less what is in use
   FallbackStrategy fallback = FallbackStrategy::default_chunk;  // out of device memory mid-call
+};
+
+// What one device did in the engine's last call.
+struct DeviceRunStats {
+  std::string device;
+  std::int64_t tiles = 0;  // output tiles it computed (of the call's plan; its smaller pieces are not counted)
+  std::int64_t bytes_host_to_device = 0, bytes_device_to_host = 0;
+  std::int64_t peak_device_bytes = 0;
+  std::int64_t fallbacks = 0;  // its tile shrinks after out-of-memory, and when it gave up
+  double busy_seconds = 0;     // time it spent computing tiles
 };
 
 // Statistics of the engine's last call.
@@ -75,6 +94,7 @@ struct RunStats {
   std::int64_t budget_bytes = 0;
   std::int64_t fallbacks = 0;              // tile shrinks after out-of-memory, and CPU fallbacks
   std::vector<std::string> fallback_log;  // one line per fallback
+  std::vector<DeviceRunStats> per_device;  // one entry per device that took part, in the engine's order
   // The blocks of C written so far, in order: all of C after success; after a failed or interrupted call,
   // what a caller's `out` holds (the rest of `out` is unspecified then).
   std::vector<OutputChunk> finished_tiles;
@@ -131,18 +151,24 @@ class ACC_API MatrixEngine {
 
   const RunStats& last_run() const noexcept { return m_last_run; }
   Device device() const noexcept { return m_device; }
+  // Every device streamed matmuls use: just device() unless several were given.
+  const std::vector<Device>& devices() const noexcept { return m_devices; }
   const EngineOptions& options() const noexcept { return m_options; }
   // The device bytes a call may use now.
   std::int64_t budget_bytes() const;
+  std::int64_t budget_bytes(const Device& device) const;
 
  private:
   Tensor run_matmul(const Tensor& a, const Tensor& b, const Tiling& tiling, const std::optional<Tensor>& out);
+  Tensor run_on_devices(const Tensor& a, const Tensor& b, const Tiling& tiling, const std::optional<Tensor>& out,
+                        RunStats& stats, std::chrono::steady_clock::time_point start);
   Tensor run_in_core(const Tensor& a, const Tensor& b, const std::optional<Tensor>& out, std::int64_t in_core_bytes,
                      RunStats& stats);
   Tensor elementwise(const Tensor& a, const Tensor& b, bool multiply);
 
   EngineOptions m_options;
   Device m_device;
+  std::vector<Device> m_devices;
   ProgressCallback m_callback;
   RunStats m_last_run;
 };

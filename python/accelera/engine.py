@@ -40,6 +40,19 @@ def _planner_name(strategy) -> str | None:
     raise ArgumentError(f"chunking strategy must be a name or a ChunkingStrategy, got {type(strategy).__name__}")
 
 
+def _device_list(devices, include_cpu):
+    """The device names for ``MatrixEngine(devices=..., include_cpu=...)``; None for one device."""
+    if devices is None:
+        if include_cpu:
+            raise ArgumentError("include_cpu goes with devices (the CPU as one more device)")
+        return None
+    if isinstance(devices, str):
+        return _core._engine_devices(devices, bool(include_cpu))
+    if not isinstance(devices, (list, tuple)) or not all(isinstance(d, str) for d in devices):
+        raise ArgumentError(f"devices must be 'all' or a list of device names, got {devices!r}")
+    return _core._engine_devices(",".join(devices), bool(include_cpu))
+
+
 class MatrixEngine:
     """Matrix operations that never run out of device memory.
 
@@ -51,22 +64,35 @@ class MatrixEngine:
     the tiles and resumes on the device (finishing on the CPU what not even the smallest tile fits), 'cpu'
     computes the rest on the CPU at once (a budget too small for any tile too), 'error' raises
     OutOfMemoryError. Each fallback is logged and listed in ``last_run``.
+
+    ``devices``: share each streamed matmul among several devices: 'all' (every GPU and OpenCL device) or a
+    list such as ``["cuda:0", "cuda:1"]``; ``include_cpu`` adds the CPU as one more. Output tiles are shared
+    by work stealing, so a slower device simply takes fewer; out of memory on one device shrinks its tiles
+    (or, under 'cpu', hands them to the others) without stopping the rest. ``last_run['per_device']`` says
+    what each device did.
     """
 
     def __init__(self, device=None, auto_detect_memory=True, chunking_strategy="adaptive", chunk_size=None,
-                 enable_progress=True, memory_budget=None, fallback_strategy="default_chunk"):
+                 enable_progress=True, memory_budget=None, fallback_strategy="default_chunk", devices=None,
+                 include_cpu=False):
         self._user_strategy = None
         name = _planner_name("adaptive" if chunking_strategy is None else chunking_strategy)
         if name is None:  # the strategy chooses its own tiles: the engine plans nothing itself
             self._user_strategy = chunking_strategy
             name = "adaptive"
         self._engine = _core._MatrixEngine(device, bool(auto_detect_memory), name, chunk_size, bool(enable_progress),
-                                           parse_bytes(memory_budget), _fallback_name(fallback_strategy))
+                                           parse_bytes(memory_budget), _fallback_name(fallback_strategy),
+                                           _device_list(devices, include_cpu))
 
     # -- configuration -------------------------------------------------------------------------------------
     @property
     def device(self) -> str:
         return self._engine.device
+
+    @property
+    def devices(self) -> list:
+        """Every device a streamed matmul uses (just ``device`` unless several were given)."""
+        return self._engine.devices
 
     @property
     def chunking_strategy(self):

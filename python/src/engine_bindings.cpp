@@ -28,6 +28,19 @@ nb::dict stats_dict(const RunStats& s) {
   d["budget_bytes"] = s.budget_bytes;
   d["fallbacks"] = s.fallbacks;
   d["fallback_log"] = s.fallback_log;
+  nb::list per_device;
+  for (const DeviceRunStats& p : s.per_device) {
+    nb::dict e;
+    e["device"] = p.device;
+    e["tiles"] = p.tiles;
+    e["bytes_host_to_device"] = p.bytes_host_to_device;
+    e["bytes_device_to_host"] = p.bytes_device_to_host;
+    e["peak_device_bytes"] = p.peak_device_bytes;
+    e["fallbacks"] = p.fallbacks;
+    e["busy_seconds"] = p.busy_seconds;
+    per_device.append(e);
+  }
+  d["per_device"] = per_device;  // what each device did, in the engine's order
   nb::list finished;
   for (const OutputChunk& t : s.finished_tiles) finished.append(nb::make_tuple(t.row0, t.rows, t.col0, t.cols));
   d["finished_tiles"] = finished;  // (row0, rows, col0, cols) of every block of C written
@@ -84,14 +97,26 @@ PyType_Slot engine_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(engine_tr
 }  // namespace
 
 void bind_engine(nb::module_& m) {
+  m.def(
+      "_engine_devices",
+      [](const std::string& spec, bool include_cpu) {
+        std::vector<std::string> names;
+        for (const Device& d : parse_engine_devices(spec, include_cpu)) names.push_back(d.str());
+        return names;
+      },
+      nb::arg("spec"), nb::arg("include_cpu"));
   nb::class_<PyEngine>(m, "_MatrixEngine", nb::type_slots(engine_slots))
       .def(
           "__init__",
           [](PyEngine* self, std::optional<std::string> device, bool auto_detect_memory,
              const std::string& strategy, std::optional<std::int64_t> chunk_size, bool enable_progress,
-             std::optional<std::int64_t> budget, const std::string& fallback) {
+             std::optional<std::int64_t> budget, const std::string& fallback,
+             const std::optional<std::vector<std::string>>& devices) {
             EngineOptions o;
             if (device) o.device = Device::parse(*device);
+            if (devices) {
+              for (const std::string& d : *devices) o.devices.push_back(Device::parse(d));
+            }
             o.auto_detect_memory = auto_detect_memory;
             o.chunking_strategy = parse_chunking_strategy(strategy);
             o.chunk_size = chunk_size;
@@ -102,7 +127,7 @@ void bind_engine(nb::module_& m) {
           },
           nb::arg("device").none(), nb::arg("auto_detect_memory"), nb::arg("chunking_strategy"),
           nb::arg("chunk_size").none(), nb::arg("enable_progress"), nb::arg("memory_budget").none(),
-          nb::arg("fallback_strategy"))
+          nb::arg("fallback_strategy"), nb::arg("devices").none() = nb::none())
       .def(
           "matmul",
           [](PyEngine& e, const Tensor& a, const Tensor& b, const std::optional<std::string>& strategy,
@@ -170,6 +195,12 @@ void bind_engine(nb::module_& m) {
            nb::arg("callback").none())
       .def_prop_ro("last_run", [](const PyEngine& e) { return stats_dict(e.last_run()); })
       .def_prop_ro("device", [](const PyEngine& e) { return e.device().str(); })
+      .def_prop_ro("devices",
+                   [](const PyEngine& e) {
+                     std::vector<std::string> names;
+                     for (const Device& d : e.devices()) names.push_back(d.str());
+                     return names;
+                   })
       .def_prop_ro("budget_bytes", [](const PyEngine& e) { return e.budget_bytes(); })
       .def_prop_ro("chunk_size", [](const PyEngine& e) { return e.options().chunk_size; })
       .def_prop_ro("auto_detect_memory", [](const PyEngine& e) { return e.options().auto_detect_memory; })

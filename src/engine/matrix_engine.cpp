@@ -7,6 +7,7 @@
 #include "accelera/ops.hpp"
 #include "core/log.hpp"
 #include "engine/blocks.hpp"
+#include "engine/multi_device_matmul.hpp"
 #include "engine/streamed_matmul.hpp"
 
 namespace accelera {
@@ -43,11 +44,68 @@ void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional
             "MatrixEngine.matmul: out shares memory with an input; results would overwrite operands still needed");
 }
 
+// A failed or interrupted stream leaves a host `out` partly written: say so, and how much.
+void note_partial_out(Error& error, const std::optional<Tensor>& out, const RunStats& stats) {
+  if (!out || !out->device().is_cpu()) return;
+  std::int64_t written = 0;
+  for (const OutputChunk& t : stats.finished_tiles) written += t.rows * t.cols;
+  error.add_note(fmt::format("out holds the {} tile(s) finished before this ({} of its {} elements, listed in "
+                             "last_run's finished_tiles); the rest of out is unspecified",
+                             stats.finished_tiles.size(), written, out->numel()));
+}
+
 }  // namespace
 
+std::vector<Device> parse_engine_devices(std::string_view spec, bool include_cpu) {
+  const std::vector<DeviceInfo> present = devices();
+  std::vector<Device> chosen;
+  if (spec == "all") {
+    for (const DeviceInfo& info : present) {
+      if (!info.device.is_cpu()) chosen.push_back(info.device);
+    }
+    if (include_cpu || chosen.empty()) chosen.push_back(Device::cpu());
+    return chosen;
+  }
+  std::string names;
+  for (const DeviceInfo& info : present) {
+    if (!names.empty()) names += ", ";
+    names += info.device.str();
+  }
+  for (std::size_t start = 0; start <= spec.size();) {
+    const std::size_t comma = std::min(spec.find(',', start), spec.size());
+    std::string_view name = spec.substr(start, comma - start);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    start = comma + 1;
+    if (name.empty()) continue;
+    const Device device = Device::parse(name);
+    ACC_CHECK(std::any_of(present.begin(), present.end(), [&](const DeviceInfo& i) { return i.device == device; }),
+              DeviceError, "device {} is not present; present: {}", device.str(), names);
+    ACC_CHECK(std::find(chosen.begin(), chosen.end(), device) == chosen.end(), ValueError,
+              "device {} is named twice in '{}'", device.str(), spec);
+    chosen.push_back(device);
+  }
+  ACC_CHECK(!chosen.empty(), ValueError, "no device named in '{}': give 'all' or names such as 'cuda:0,opencl:0'",
+            spec);
+  if (include_cpu && std::find(chosen.begin(), chosen.end(), Device::cpu()) == chosen.end())
+    chosen.push_back(Device::cpu());
+  return chosen;
+}
+
 MatrixEngine::MatrixEngine(EngineOptions options) : m_options(std::move(options)) {
+  for (const Device& d : m_options.devices) {
+    device_interface(d);
+    ACC_CHECK(std::count(m_options.devices.begin(), m_options.devices.end(), d) == 1, ValueError,
+              "MatrixEngine: device {} is listed twice", d.str());
+  }
+  if (!m_options.devices.empty()) {
+    ACC_CHECK(!m_options.device || *m_options.device == m_options.devices.front(), ValueError,
+              "MatrixEngine: give either device or devices, not both");
+    m_options.device = m_options.devices.front();
+  }
   m_device = m_options.device.value_or(default_device());
   device_interface(m_device);  // says "built without X support" or "no X device found"
+  m_devices = m_options.devices.empty() ? std::vector<Device>{m_device} : m_options.devices;
   if (m_options.chunk_size) set_chunk_size(*m_options.chunk_size);
   set_memory_budget(m_options.memory_budget);
 }
@@ -70,8 +128,10 @@ void MatrixEngine::set_progress_callback(ProgressCallback callback) { m_callback
 void MatrixEngine::set_enable_progress(bool enabled) { m_options.enable_progress = enabled; }
 void MatrixEngine::set_fallback_strategy(FallbackStrategy fallback) { m_options.fallback = fallback; }
 
-std::int64_t MatrixEngine::budget_bytes() const {
-  const MemoryStats stats = allocator_for(m_device).stats();
+std::int64_t MatrixEngine::budget_bytes() const { return budget_bytes(m_device); }
+
+std::int64_t MatrixEngine::budget_bytes(const Device& device) const {
+  const MemoryStats stats = allocator_for(device).stats();
   // Cached blocks are flushed on demand, so only live tensors count against the allocator's budget.
   std::int64_t available = stats.budget_bytes - stats.current_bytes;
   if (m_options.memory_budget) available = std::min(available, *m_options.memory_budget);
@@ -97,8 +157,10 @@ EngineMemoryInfo MatrixEngine::memory_info() const {
 }
 
 void MatrixEngine::cleanup() {
-  device_interface(m_device).synchronize(m_device.index);
-  empty_cache(m_device);
+  for (const Device& d : m_devices) {
+    device_interface(d).synchronize(d.index);
+    empty_cache(d);
+  }
 }
 
 Tensor MatrixEngine::matmul(const Tensor& a, const Tensor& b, std::optional<ChunkingStrategy> chunk_strategy,
@@ -128,6 +190,11 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& 
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats.completed = true;
     if (stats.finished_tiles.empty()) stats.finished_tiles.push_back({0, m, 0, n});  // in core: all at once
+    if (stats.per_device.empty()) {
+      stats.per_device.push_back(DeviceRunStats{stats.device, stats.tiles, stats.bytes_host_to_device,
+                                                stats.bytes_device_to_host, stats.peak_device_bytes, stats.fallbacks,
+                                                stats.seconds});
+    }
     m_last_run = std::move(stats);
     return result;
   };
@@ -141,6 +208,7 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& 
   // A fixed chunk size (auto-detection off) asks for chunked execution even when everything would fit.
   const bool fixed_chunks = !m_options.auto_detect_memory && m_options.chunk_size.has_value();
   const bool caller_chunks = std::holds_alternative<std::vector<OutputChunk>>(tiling);
+  if (m_devices.size() > 1 && m > 0 && n > 0 && k > 0) return finish(run_on_devices(a, b, tiling, out, stats, start));
   std::int64_t stream_budget = budget;
   if (m == 0 || n == 0 || k == 0 || (!caller_chunks && !fixed_chunks && in_core_bytes <= budget)) {
     try {
@@ -180,13 +248,34 @@ Tensor MatrixEngine::run_matmul(const Tensor& a, const Tensor& b, const Tiling& 
   } catch (Error& error) {
     // A failed or interrupted stream leaves a host `out` partly written: say so, and how much.
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (out && out->device().is_cpu()) {
-      std::int64_t written = 0;
-      for (const OutputChunk& t : stats.finished_tiles) written += t.rows * t.cols;
-      error.add_note(fmt::format("out holds the {} tile(s) finished before this ({} of its {} elements, listed in "
-                                 "last_run's finished_tiles); the rest of out is unspecified",
-                                 stats.finished_tiles.size(), written, m * n));
-    }
+    note_partial_out(error, out, stats);
+    m_last_run = std::move(stats);
+    throw;
+  }
+}
+
+Tensor MatrixEngine::run_on_devices(const Tensor& a, const Tensor& b, const Tiling& tiling,
+                                    const std::optional<Tensor>& out, RunStats& stats,
+                                    std::chrono::steady_clock::time_point start) {
+  engine::MultiDeviceSettings settings;
+  settings.devices = m_devices;
+  for (const Device& d : m_devices) settings.budgets.push_back(budget_bytes(d));
+  const bool fixed_chunks = !m_options.auto_detect_memory && m_options.chunk_size.has_value();
+  settings.fixed_chunk = fixed_chunks ? *m_options.chunk_size : 0;
+  settings.enable_progress = m_options.enable_progress;
+  settings.callback = &m_callback;
+  settings.fallback = m_options.fallback;
+  stats.device.clear();
+  for (const Device& d : m_devices) {
+    if (!stats.device.empty()) stats.device += ',';
+    stats.device += d.str();
+  }
+  stats.budget_bytes = *std::min_element(settings.budgets.begin(), settings.budgets.end());
+  try {
+    return engine::multi_device_matmul(a, b, tiling, out, settings, stats);
+  } catch (Error& error) {
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    note_partial_out(error, out, stats);
     m_last_run = std::move(stats);
     throw;
   }

@@ -34,6 +34,7 @@ struct OutputSlot {
   std::unique_ptr<HostBuffer> staging;
   EventPtr downloaded;
   std::int64_t pending_tile = -1;  // downloaded (or downloading) but not yet unpacked
+  std::int64_t order = 0;          // when the pending tile was taken: older tiles are unpacked first
 };
 
 // A contiguous (rows x cols) matrix view of the first rows * cols elements of a 1-D buffer.
@@ -70,18 +71,19 @@ class Pipeline {
     }
   }
 
-  void run(std::vector<char>& done, const std::function<void(std::size_t)>& on_tile_done) {
+  void run(const TileSource& next_tile, const std::function<void(std::size_t)>& on_tile_done) {
     const std::int64_t k = m_job.a.shape()[1];
     std::int64_t step = 0;
-    for (std::size_t t = 0; t < m_plan.tiles.size(); ++t) {
-      if (done[t]) continue;
+    std::size_t taken = 0;
+    while (const std::optional<std::size_t> next = next_tile()) {
+      const std::size_t t = *next;
       const OutputChunk& tile = m_plan.tiles[t];
-      OutputSlot& out = m_out[t % m_out.size()];
-      if (out.pending_tile >= 0) finish(out, done, on_tile_done);
+      OutputSlot& out = m_out[taken++ % m_out.size()];
+      if (out.pending_tile >= 0) finish(out, on_tile_done);
       const Tensor c = matrix_view(out.buffer, tile.rows, tile.cols);
       EventPtr computed;
       for (std::int64_t k0 = 0; k0 < k; k0 += m_plan.tile_k, ++step) {
-        throw_if_interrupted("matmul");  // between steps: Ctrl-C stops a long product promptly
+        check_stop();  // between steps: Ctrl-C stops a long product promptly
         const std::int64_t kk = std::min(m_plan.tile_k, k - k0);
         PanelSlot& pa = load(m_a, PanelKey{tile.row0, tile.rows, k0, kk}, m_job.a, step);
         PanelSlot& pb = load(m_b, PanelKey{k0, kk, tile.col0, tile.cols}, m_job.b, step);
@@ -97,23 +99,24 @@ class Pipeline {
       }
       if (m_on_cpu) {
         copy_into(c, block(m_job.c, tile));
-        mark_done(static_cast<std::int64_t>(t), done, on_tile_done);
+        if (on_tile_done) on_tile_done(t);
         continue;
       }
       m_device.stream_wait(m_index, Stream::download, *computed);
       m_device.copy_to_host_async(out.staging->data(), c, Stream::download);
       out.downloaded = m_device.record_event(m_index, Stream::download);
       out.pending_tile = static_cast<std::int64_t>(t);
+      out.order = static_cast<std::int64_t>(taken);
       m_counters.bytes_device_to_host += tile.rows * tile.cols * static_cast<std::int64_t>(itemsize());
     }
     // Unpack what is still in flight, oldest first.
     for (;;) {
       OutputSlot* oldest = nullptr;
       for (auto& slot : m_out) {
-        if (slot.pending_tile >= 0 && (oldest == nullptr || slot.pending_tile < oldest->pending_tile)) oldest = &slot;
+        if (slot.pending_tile >= 0 && (oldest == nullptr || slot.order < oldest->order)) oldest = &slot;
       }
       if (oldest == nullptr) break;
-      finish(*oldest, done, on_tile_done);
+      finish(*oldest, on_tile_done);
     }
   }
 
@@ -166,19 +169,21 @@ class Pipeline {
     return slot;
   }
 
-  void finish(OutputSlot& out, std::vector<char>& done, const std::function<void(std::size_t)>& on_tile_done) {
-    const auto t = out.pending_tile;
-    const OutputChunk& tile = m_plan.tiles[static_cast<std::size_t>(t)];
+  void finish(OutputSlot& out, const std::function<void(std::size_t)>& on_tile_done) {
+    const auto t = static_cast<std::size_t>(out.pending_tile);
+    const OutputChunk& tile = m_plan.tiles[t];
     out.downloaded->synchronize();
     out.pending_tile = -1;
-    copy_into(staging_view(*out.staging, tile.rows, tile.cols, m_dtype),
-              block(m_job.c, tile));
-    mark_done(t, done, on_tile_done);
+    copy_into(staging_view(*out.staging, tile.rows, tile.cols, m_dtype), block(m_job.c, tile));
+    if (on_tile_done) on_tile_done(t);
   }
 
-  void mark_done(std::int64_t t, std::vector<char>& done, const std::function<void(std::size_t)>& on_tile_done) {
-    done[static_cast<std::size_t>(t)] = 1;
-    if (on_tile_done) on_tile_done(static_cast<std::size_t>(t));
+  void check_stop() const {
+    if (m_job.check_stop) {
+      m_job.check_stop();
+    } else {
+      throw_if_interrupted("matmul");
+    }
   }
 
   const Plan& m_plan;
@@ -195,18 +200,32 @@ class Pipeline {
 
 }  // namespace
 
-void run_streamed(const Plan& plan, const StreamJob& job, std::vector<char>& done, StreamCounters& counters,
+void run_streamed(const Plan& plan, const StreamJob& job, const TileSource& next_tile, StreamCounters& counters,
                   const std::function<void(std::size_t)>& on_tile_done) {
-  ACC_ASSERT(done.size() == plan.tiles.size(), "one done flag per tile");
   Pipeline pipeline(plan, job, counters);
   try {
-    pipeline.run(done, on_tile_done);
+    pipeline.run(next_tile, on_tile_done);
   } catch (...) {
     // Nothing in flight may outlive the buffers; the original error is what the caller sees.
     pipeline.drain();
     throw;
   }
   pipeline.drain();
+}
+
+void run_streamed(const Plan& plan, const StreamJob& job, std::vector<char>& done, StreamCounters& counters,
+                  const std::function<void(std::size_t)>& on_tile_done) {
+  ACC_ASSERT(done.size() == plan.tiles.size(), "one done flag per tile");
+  std::size_t next = 0;
+  const TileSource in_order = [&]() -> std::optional<std::size_t> {
+    while (next < done.size() && done[next]) ++next;
+    if (next == done.size()) return std::nullopt;
+    return next++;
+  };
+  run_streamed(plan, job, in_order, counters, [&](std::size_t t) {
+    done[t] = 1;
+    if (on_tile_done) on_tile_done(t);
+  });
 }
 
 }  // namespace accelera::engine

@@ -14,6 +14,7 @@
 // panels are packed straight into the slots: there is no bus to cross. Any error drains every stream before
 // the buffers are released, so nothing in flight touches freed memory.
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "accelera/core/device_interface.hpp"
@@ -26,7 +27,13 @@ struct StreamJob {
   Device device;
   int panels_in_flight = 2;
   int output_buffers = 2;
+  // Asked between K steps; throws to stop the run. Empty: throw_if_interrupted, which only the calling
+  // thread may ask (it may take the Python GIL), so worker threads pass their own.
+  std::function<void()> check_stop;
 };
+
+// The next tile of the plan to run (an index into plan.tiles); nullopt: no more.
+using TileSource = std::function<std::optional<std::size_t>()>;
 
 struct StreamCounters {
   std::int64_t bytes_host_to_device = 0;
@@ -38,6 +45,11 @@ struct StreamCounters {
 // on_tile_done(i) is called (it may throw, e.g. CancelledError, which stops the run). Throws
 // OutOfMemoryError when a buffer cannot be had; the tiles already done stay done.
 void run_streamed(const Plan& plan, const StreamJob& job, std::vector<char>& done, StreamCounters& counters,
+                  const std::function<void(std::size_t)>& on_tile_done);
+
+// The same over the tiles `next_tile` hands out, in the order it hands them out (several devices sharing
+// one plan). on_tile_done(i) is called once tile i has landed in c.
+void run_streamed(const Plan& plan, const StreamJob& job, const TileSource& next_tile, StreamCounters& counters,
                   const std::function<void(std::size_t)>& on_tile_done);
 
 }  // namespace accelera::engine

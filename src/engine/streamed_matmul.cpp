@@ -48,7 +48,7 @@ class StreamedMatmul {
     m_request.max_chunk = cfg.max_chunk_size;
     m_request.panels_in_flight = cfg.enable_prefetch ? 2 : 1;
     m_request.chunk_size = settings.fixed_chunk;
-    m_job = StreamJob{a, b, c, settings.device, m_request.panels_in_flight, 2};
+    m_job = StreamJob{a, b, c, settings.device, m_request.panels_in_flight, 2, nullptr};
   }
 
   void run(std::int64_t budget, bool after_failure) {
@@ -116,7 +116,7 @@ class StreamedMatmul {
     const OutputChunk& c = region.area;
     log_fallback(fmt::format("rows [{}, {}) x cols [{}, {}) computed on the CPU: {}", c.row0, c.row0 + c.rows, c.col0,
                              c.col0 + c.cols, error.what()));
-    matmul_into(m_a.slice(0, c.row0, c.row0 + c.rows), m_b.slice(1, c.col0, c.col0 + c.cols), block(m_c, c));
+    multiply_block_on_cpu(m_a, m_b, m_c, c);
     m_stats.finished_tiles.push_back(c);
     if (!region.is_first()) {
       piece_finished(region);
@@ -138,7 +138,7 @@ class StreamedMatmul {
     for (std::size_t i = 0; i < plan.tiles.size(); ++i) {
       if (done[i]) continue;
       const OutputChunk& c = plan.tiles[i];
-      matmul_into(m_a.slice(0, c.row0, c.row0 + c.rows), m_b.slice(1, c.col0, c.col0 + c.cols), block(m_c, c));
+      multiply_block_on_cpu(m_a, m_b, m_c, c);
       m_stats.finished_tiles.push_back(c);
       if (region.is_first()) {
         ++m_tiles_done;
@@ -148,12 +148,7 @@ class StreamedMatmul {
   }
 
   void record_first_plan(const Plan& plan) {
-    m_stats.strategy = m_chunks ? "chunks" : std::string(strategy_name(plan.strategy));
-    m_stats.tile_m = plan.tile_m;
-    m_stats.tile_n = plan.tile_n;
-    m_stats.tile_k = plan.tile_k;
-    m_stats.k_steps = plan.k_steps();
-    m_stats.tiles = static_cast<std::int64_t>(plan.tiles.size());
+    describe_plan(plan, m_chunks != nullptr, m_stats);
     m_pieces_left.assign(plan.tiles.size(), 0);
     start_progress(m_stats.tiles);
   }

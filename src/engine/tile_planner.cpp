@@ -256,4 +256,13 @@ Plan plan_from_tiles(const PlanRequest& r, std::vector<OutputChunk> tiles) {
   return p;
 }
 
+void describe_plan(const Plan& plan, bool caller_chunks, RunStats& stats) {
+  stats.strategy = caller_chunks ? "chunks" : std::string(strategy_name(plan.strategy));
+  stats.tile_m = plan.tile_m;
+  stats.tile_n = plan.tile_n;
+  stats.tile_k = plan.tile_k;
+  stats.k_steps = plan.k_steps();
+  stats.tiles = static_cast<std::int64_t>(plan.tiles.size());
+}
+
 }  // namespace accelera::engine

@@ -55,6 +55,9 @@ std::int64_t plan_footprint(std::int64_t tile_m, std::int64_t tile_n, std::int64
 // non-positive sizes or a fixed chunk that cannot fit.
 Plan plan_matmul(const PlanRequest& request);
 
+// The plan's strategy ("chunks" for caller-chosen tiles), tile extents, K steps and tile count, in `stats`.
+void describe_plan(const Plan& plan, bool caller_chunks, RunStats& stats);
+
 // ValueError unless the chunks cover every element of an m x n result exactly once: each inside the result
 // and not empty, no two overlapping, nothing left out. The one check of caller-chosen tiles.
 void check_exact_cover(const std::vector<OutputChunk>& chunks, std::int64_t m, std::int64_t n);
