@@ -19,6 +19,7 @@ from ._conv_layers import (AvgPool1d, AvgPool2D, AvgPool2d, AvgPool3d, Conv1d, C
                            MaxPool1d, MaxPool2D, MaxPool2d, MaxPool3d)
 from ._builder import Activation, ActivationFunction, LayerBuilder, Loss, LossFunction, NetworkBuilder
 from ._data import DataLoader
+from ._distributed import DistributedTraining
 from ._gpu import DeviceInfo, GpuContext, GpuManager, GpuTensor, MemoryLayout, MemoryStats
 from ._layers import (GELU, BatchNorm1d, BatchNorm2d, Dense, Dropout, Embedding, Flatten, Identity, LayerNorm,
                       LeakyReLU, Linear, LogSoftmax, MultiHeadAttention, ReLU, Reshape, Sigmoid, SiLU, Softmax, Swish,
@@ -31,7 +32,7 @@ from .optim import SGD, Adam, AdamW, RMSprop
 
 __all__ = [
     "Activation", "ActivationFunction", "Adam", "AdamW", "AvgPool1d", "AvgPool2D", "AvgPool2d", "AvgPool3d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
-    "Conv1d", "Conv2D", "Conv2d", "Conv3D", "Conv3d", "CrossEntropyLoss", "DataLoader", "Dense", "DeviceInfo", "Dropout", "Embedding", "Flatten", "GELU", "GpuContext", "GradScaler",
+    "Conv1d", "Conv2D", "Conv2d", "Conv3D", "Conv3d", "CrossEntropyLoss", "DataLoader", "Dense", "DeviceInfo", "DistributedTraining", "Dropout", "Embedding", "Flatten", "GELU", "GpuContext", "GradScaler",
     "GRU", "GpuManager", "GpuTensor", "History", "HuberLoss", "Identity", "LayerBuilder", "LayerNorm", "LeakyReLU",
     "LSTM", "Linear", "LogSoftmax", "MaxPool1d", "MaxPool2D", "MaxPool2d", "MaxPool3d", "Loss", "LossFunction", "MSELoss", "MemoryLayout", "MemoryStats", "Module",
     "MultiHeadAttention", "Network", "NetworkBuilder", "Parameter", "RMSprop", "ReLU", "Reshape", "SGD",

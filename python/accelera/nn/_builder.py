@@ -158,6 +158,7 @@ class NetworkBuilder:
         self.loss_function = Loss.MeanSquaredError
         self.device_name = device
         self.init_seed = 0
+        self.network_dtype = "float32"
 
     def add_layer(self, layer: LayerBuilder) -> "NetworkBuilder":
         if not isinstance(layer, LayerBuilder):
@@ -178,6 +179,15 @@ class NetworkBuilder:
         self.init_seed = int(seed)
         return self
 
+    def dtype(self, dtype) -> "NetworkBuilder":
+        """The weights' and activations' dtype: "float32" (the default) or "float64" (for checks against
+        references; mixed precision is TrainingConfig's)."""
+        name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None) or getattr(dtype, "__name__", None)
+        if name not in ("float32", "float64"):
+            raise ArgumentError(f"a network computes in float32 or float64, got {dtype!r}")
+        self.network_dtype = name
+        return self
+
     def build(self, device=None) -> "Network":
         from ._network import Network
         if not self.layers:
@@ -186,7 +196,7 @@ class NetworkBuilder:
 
     def spec(self) -> dict:
         return {"input_size": self.input_size, "input_shape": list(self.input_shape), "loss": self.loss_function.name, "seed": self.init_seed,
-                "layers": [layer.spec() for layer in self.layers]}
+                "dtype": self.network_dtype, "layers": [layer.spec() for layer in self.layers]}
 
 
 def build_layers(spec: dict, device) -> tuple[Sequential, Activation, int]:
@@ -195,6 +205,7 @@ def build_layers(spec: dict, device) -> tuple[Sequential, Activation, int]:
     flattens it first; a layer that cannot take its input's shape is an error naming it."""
     modules, shape = [], tuple(spec.get("input_shape", (spec["input_size"],)))
     seed = spec.get("seed", 0)
+    dtype = spec.get("dtype", "float32")
     builders = [LayerBuilder.from_spec(s) for s in spec["layers"]]
     for i, layer in enumerate(builders):
         options, layer_seed = layer.options, seed * 1000 + i
@@ -202,7 +213,7 @@ def build_layers(spec: dict, device) -> tuple[Sequential, Activation, int]:
             modules.append(L.Flatten())
             shape = (math.prod(shape),)
         if layer.kind == "dense":
-            modules.append(L.Linear(shape[0], options["units"], device=device, seed=layer_seed))
+            modules.append(L.Linear(shape[0], options["units"], device=device, dtype=dtype, seed=layer_seed))
             shape = (options["units"],)
         elif layer.kind in ("conv2d", "max_pool2d", "avg_pool2d"):
             if len(shape) != 3:
@@ -210,7 +221,7 @@ def build_layers(spec: dict, device) -> tuple[Sequential, Activation, int]:
                                  f"network with with_input_size((C, H, W))")
             if layer.kind == "conv2d":
                 module = C.Conv2d(shape[0], options["filters"], options["kernel_size"], options["stride"],
-                                  options["padding"], device=device, seed=layer_seed)
+                                  options["padding"], device=device, dtype=dtype, seed=layer_seed)
             else:
                 pool = C.MaxPool2d if layer.kind == "max_pool2d" else C.AvgPool2d
                 module = pool(options["pool_size"], options["stride"])
@@ -223,15 +234,15 @@ def build_layers(spec: dict, device) -> tuple[Sequential, Activation, int]:
                 raise ShapeError(f"layer {i} ({layer.kind}) needs a (length, features) input, got shape {shape}: "
                                  f"start the network with with_input_size((length, features))")
             modules.append(R.SequenceLayer(layer.kind, shape[1], options["units"], options["return_sequences"],
-                                           device=device, seed=layer_seed))
+                                           device=device, dtype=dtype, seed=layer_seed))
             shape = (shape[0], options["units"]) if options["return_sequences"] else (options["units"],)
         elif layer.kind == "dropout":
             modules.append(L.Dropout(options["rate"], seed=layer_seed))
         elif layer.kind == "batch_norm":
             norm = L.BatchNorm2d if len(shape) == 3 else L.BatchNorm1d
-            modules.append(norm(shape[0], device=device))
+            modules.append(norm(shape[0], device=device, dtype=dtype))
         elif layer.kind == "layer_norm":
-            modules.append(L.LayerNorm(shape[-1], device=device))
+            modules.append(L.LayerNorm(shape[-1], device=device, dtype=dtype))
         last = i == len(builders) - 1
         activation = layer.activation_function
         if not last and activation.module() is not None:

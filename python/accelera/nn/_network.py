@@ -146,6 +146,7 @@ class Network:
         self.input_size = spec["input_size"]
         self.input_shape = tuple(spec.get("input_shape", (self.input_size,)))
         self.loss_function = Loss[spec["loss"]]
+        self.dtype = spec.get("dtype", "float32")
         self.model, self.output_activation, self.output_size = build_layers(spec, device_or_default(device))
         if self.output_activation is Activation.Softmax and self.loss_function is Loss.BinaryCrossEntropy:
             raise ArgumentError("a Softmax output with BinaryCrossEntropy: use Sigmoid for binary outputs or "
@@ -231,7 +232,7 @@ class Network:
             what = (f"{self.input_size} input features" if len(self.input_shape) == 1
                     else f"inputs of shape {self.input_shape}")
             raise ShapeError(f"the network takes {what}, got x of shape {x.shape}")
-        return np.ascontiguousarray(x.reshape((len(x),) + self.input_shape), dtype=np.float32)
+        return np.ascontiguousarray(x.reshape((len(x),) + self.input_shape), dtype=self.dtype)
 
     def _targets(self, y, rows: int) -> np.ndarray:
         y = _as_rows("y", y)
@@ -248,7 +249,7 @@ class Network:
         y = y.reshape(rows, -1) if y.ndim == 1 and self.output_size == 1 else y
         if y.shape[1:] != (self.output_size,):
             raise ShapeError(f"the network has {self.output_size} outputs, got targets of shape {y.shape}")
-        return np.ascontiguousarray(y, dtype=np.float32)
+        return np.ascontiguousarray(y, dtype=self.dtype)
 
     # ---- training -------------------------------------------------------------------------------
     def _optimizer(self, config: TrainingConfig) -> optim.Optimizer:
@@ -278,6 +279,11 @@ class Network:
 
         y: one-hot rows or integer labels for categorical cross-entropy, 0/1 values for binary
         cross-entropy, targets of the output's shape for MSE and Huber."""
+        return self._fit(x, y, config, _OneDevice)
+
+    def _fit(self, x, y, config: TrainingConfig | None, batches_on) -> History:
+        """The training loop; ``batches_on(network, x, y)`` runs each batch's forward and backward passes
+        (:class:`_OneDevice` here, replicas on several devices for DistributedTraining)."""
         config = config or TrainingConfig()
         config.validate()
         x = self._inputs(x)
@@ -288,8 +294,7 @@ class Network:
         x_train, y_train = x[:len(x) - held_out], y[:len(y) - held_out]
         validation = (x[len(x) - held_out:], y[len(y) - held_out:]) if held_out else None
 
-        device = self.device
-        xs, ys = asarray(x_train, device=device), asarray(y_train, device=device)
+        runner = batches_on(self, x_train, y_train)
         n, batch = len(x_train), config.batch_size
         batches = math.ceil(n / batch)
         rng = np.random.default_rng(config.seed)
@@ -300,6 +305,14 @@ class Network:
         precision = config.mixed_precision
         autocast = amp.autocast(precision or "bfloat16", enabled=precision is not None)
         scaler = amp.GradScaler(enabled=precision == "float16")
+
+        def update() -> None:
+            if config.gradient_clip_norm is not None:
+                scaler.unscale_(optimizer)
+                optim.clip_grad_norm_(optimizer.params, config.gradient_clip_norm)
+            scaler.step(optimizer)
+            scaler.update()
+
         if classification:
             history.train_metrics["accuracy"] = []
             if validation is not None:
@@ -309,26 +322,14 @@ class Network:
         self.model.train()
         for epoch in range(1, config.max_epochs + 1):
             start = time.perf_counter()
-            order = rng.permutation(n) if config.shuffle else np.arange(n)
-            order_t = asarray(order.astype(np.int64), device=device)
-            loss_sum = hits = C.zeros((), dtype="float64", device=device)
+            runner.epoch(rng.permutation(n) if config.shuffle else np.arange(n))
+            loss_sum = hits = C.zeros((), dtype="float64", device=self.device)
             for b in range(batches):
-                idx = order_t[b * batch:(b + 1) * batch]
-                xb, yb = O.take(xs, idx, axis=0), O.take(ys, idx, axis=0)
-                with autocast:
-                    z = self.model(xb)
-                    loss = self._loss(z, yb)
                 optimizer.zero_grad()
-                scaler.scale(loss).backward()
-                if config.gradient_clip_norm is not None:
-                    scaler.unscale_(optimizer)
-                    optim.clip_grad_norm_(optimizer.params, config.gradient_clip_norm)
-                scaler.step(optimizer)
-                scaler.update()
-                with no_grad():
-                    loss_sum = O.add(loss_sum, O.multiply(loss.detach().astype("float64"), float(len(idx))))
-                    if classification:
-                        hits = O.add(hits, self._hits(z.detach(), yb))
+                batch_loss, batch_hits = runner.batch(b * batch, min(n, (b + 1) * batch), autocast, scaler, update)
+                loss_sum = O.add(loss_sum, batch_loss)
+                if classification:
+                    hits = O.add(hits, batch_hits)
                 progress.batch(epoch, b + 1)
             history.train_loss.append(float(loss_sum.item()) / n)
             figures = {"loss": history.train_loss[-1]}
@@ -397,7 +398,7 @@ class Network:
         with no_grad():
             for start in range(0, len(x), batch_size):
                 outs.append(self.forward(asarray(x[start:start + batch_size], device=self.device)).numpy())
-        return np.concatenate(outs) if outs else np.zeros((0, self.output_size), np.float32)
+        return np.concatenate(outs) if outs else np.zeros((0, self.output_size), self.dtype)
 
     # ---- files ----------------------------------------------------------------------------------
     def save(self, path) -> None:
@@ -414,3 +415,36 @@ class Network:
         network.load_state_dict(tensors)
         network.model.eval()
         return network
+
+
+class _OneDevice:
+    """Network.train's batches on the network's own device: the training set goes up once, each epoch's
+    order once, and batches are gathered there (Note [Training loop])."""
+
+    def __init__(self, network: Network, x: np.ndarray, y: np.ndarray):
+        self.network, self.device = network, network.device
+        self.xs, self.ys = asarray(x, device=self.device), asarray(y, device=self.device)
+        self.order = None
+
+    def epoch(self, order: np.ndarray) -> None:
+        self.order = asarray(order.astype(np.int64), device=self.device)
+
+    def forward_backward(self, start: int, stop: int, autocast, scaler, weight: float = 1.0):
+        """Rows [start, stop) of this epoch's order: forward, the loss times ``weight`` backward (scaled),
+        and the batch's loss sum and hit count as float64 device scalars (hits None for regression)."""
+        net = self.network
+        idx = self.order[start:stop]
+        xb, yb = O.take(self.xs, idx, axis=0), O.take(self.ys, idx, axis=0)
+        with autocast:
+            z = net.model(xb)
+            loss = net._loss(z, yb)
+        scaler.scale(loss if weight == 1.0 else O.multiply(loss, weight)).backward()
+        with no_grad():
+            loss_sum = O.multiply(loss.detach().astype("float64"), float(stop - start))
+            hits = net._hits(z.detach(), yb) if net.loss_function.is_classification else None
+        return loss_sum, hits
+
+    def batch(self, start: int, stop: int, autocast, scaler, update):
+        loss_sum, hits = self.forward_backward(start, stop, autocast, scaler)
+        update()
+        return loss_sum, hits

@@ -330,10 +330,12 @@ class SequenceLayer(Module):
     last step's hidden state (batch, units) out, or every step's (batch, length, units) with
     ``return_sequences``."""
 
-    def __init__(self, kind: str, features: int, units: int, return_sequences: bool, *, device=None, seed=None):
+    def __init__(self, kind: str, features: int, units: int, return_sequences: bool, *, device=None, dtype="float32",
+                 seed=None):
         super().__init__()
         self.return_sequences = bool(return_sequences)
-        self.rnn = {"lstm": LSTM, "gru": GRU}[kind](features, units, batch_first=True, device=device, seed=seed)
+        self.rnn = {"lstm": LSTM, "gru": GRU}[kind](features, units, batch_first=True, device=device, dtype=dtype,
+                                                    seed=seed)
 
     def forward(self, x):
         out, _ = self.rnn(x)

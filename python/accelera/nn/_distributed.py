@@ -1,0 +1,132 @@
+"""DistributedTraining: a Network trained data-parallel over several devices (seed rnn-gpu-guide.md).
+
+Note [Data-parallel training]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The network itself is the replica on the first device and holds the only optimizer; every other device gets
+a replica built from the same architecture and loaded with the same weights. Each batch of the global
+batch size is split into contiguous shards, one per device (their sizes differ by at most one row). Each
+replica runs forward and backward on its shard with its loss weighted by its share of the batch's rows, so
+the shards' gradients sum to the full batch's. The gradients are summed on the first device (a copy across
+the bus for each other device's), the optimizer steps there (clipping and loss scaling included), and the
+new weights and buffers are copied back to every replica.
+Stepping once and sending the weights keeps the replicas identical even where devices round differently,
+which an optimizer step on each replica would not guarantee; it moves as many bytes as sending the summed
+gradients back would. So training follows one device's loss curve at the same global batch size, up to
+rounding, except for what is per shard by nature: batch norm's batch statistics (as in PyTorch's
+DistributedDataParallel without SyncBatchNorm; running statistics come from the first shard) and dropout's
+masks. Replicas are driven from one thread: CUDA queues kernels asynchronously, so GPUs overlap; the CPU
+and PoCL devices compute as ops are issued.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _ops as O
+from .._core import ArgumentError, _engine_devices
+from ._gpu import DeviceInfo
+from ._network import History, Network, TrainingConfig, _OneDevice
+
+
+def _device_names(devices, include_cpu: bool) -> list[str]:
+    if isinstance(devices, str):
+        return _engine_devices(devices, bool(include_cpu))
+    if not isinstance(devices, (list, tuple)):
+        raise ArgumentError(f"devices must be 'all' or a list of device names or DeviceInfo, got {devices!r}")
+    names = []
+    for d in devices:
+        if isinstance(d, DeviceInfo):
+            names.append(d.device)
+        elif isinstance(d, str):
+            names.append(d)
+        else:
+            raise ArgumentError(f"devices must be 'all' or a list of device names or DeviceInfo, got {d!r}")
+    return _engine_devices(",".join(names), bool(include_cpu))
+
+
+class DistributedTraining:
+    """Data-parallel training over ``devices`` (Note [Data-parallel training]): 'all' (every GPU and
+    OpenCL device, with the CPU when ``include_cpu``), a list of device names, or the :class:`DeviceInfo` s of
+    :meth:`GpuManager.devices`. ``train(network, x, y, config)`` moves the network to the first device,
+    trains it there with replicas on the others, and returns the :class:`History`; ``config.batch_size`` is
+    the global batch, shared among the devices."""
+
+    def __init__(self, devices="all", *, include_cpu: bool = False):
+        self._devices = _device_names(devices, include_cpu)
+
+    @staticmethod
+    def new(devices) -> "DistributedTraining":
+        """The seed's constructor: ``DistributedTraining.new(gpu_manager.devices())``."""
+        return DistributedTraining(devices)
+
+    @property
+    def devices(self) -> list[str]:
+        return list(self._devices)
+
+    def __repr__(self) -> str:
+        return f"DistributedTraining(devices={self._devices})"
+
+    def train(self, network: Network, x, y, config: TrainingConfig | None = None) -> History:
+        if not isinstance(network, Network):
+            raise ArgumentError(f"DistributedTraining.train takes a Network, got {type(network).__name__}")
+        if network.device != self._devices[0]:
+            network.to(self._devices[0])
+        return network._fit(x, y, config, lambda net, xs, ys: _Replicas(net, xs, ys, self._devices))
+
+    fit = train
+
+
+class _Replicas:
+    """Each batch's shards on every device, gradients summed on the first, weights sent back."""
+
+    def __init__(self, network: Network, x: np.ndarray, y: np.ndarray, devices: list[str]):
+        self.master = network
+        self.shards = [_OneDevice(network, x, y)]
+        for device in devices[1:]:
+            replica = Network(network.spec, device)
+            replica.load_state_dict(network.state_dict())
+            replica.model.train()
+            self.shards.append(_OneDevice(replica, x, y))
+
+    def epoch(self, order: np.ndarray) -> None:
+        for shard in self.shards:
+            shard.epoch(order)
+
+    def batch(self, start: int, stop: int, autocast, scaler, update):
+        rows, parts = stop - start, len(self.shards)
+        loss_sum = hits = None
+        active = []
+        offset = start
+        for i, shard in enumerate(self.shards):
+            size = rows // parts + (1 if i < rows % parts else 0)
+            if size == 0:
+                continue
+            if i > 0:
+                for p in shard.network.parameters():
+                    p.grad = None
+            s_loss, s_hits = shard.forward_backward(offset, offset + size, autocast, scaler, size / rows)
+            offset += size
+            active.append(shard)
+            s_loss = s_loss.to(self.master.device)
+            loss_sum = s_loss if loss_sum is None else O.add(loss_sum, s_loss)
+            if s_hits is not None:
+                s_hits = s_hits.to(self.master.device)
+                hits = s_hits if hits is None else O.add(hits, s_hits)
+        self._sum_gradients(active)
+        update()
+        for shard in self.shards[1:]:
+            shard.network.load_state_dict(self.master.state_dict())
+        return loss_sum, hits
+
+    def _sum_gradients(self, active) -> None:
+        """Every shard's gradient added into the first device's (a parameter without one counts as zero)."""
+        device = self.master.device
+        mine = list(self.master.parameters())
+        for shard in active:
+            if shard.network is self.master:
+                continue
+            for p, q in zip(mine, shard.network.parameters()):
+                if q.grad is None:
+                    continue
+                g = q.grad.to(device)
+                p.grad = g if p.grad is None else O.add(p.grad, g)
