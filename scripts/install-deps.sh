@@ -9,6 +9,7 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev libhwy-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
   dataset-fashion-mnist
+  openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
 )
 # torch: accelera.torch and its tests (PyPI's Linux wheel brings its CUDA libraries, a few GB).
 # scikit-learn: accelera.datasets.digits() reads its bundled copy of the digits dataset; matplotlib:

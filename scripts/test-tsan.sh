@@ -7,7 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 bash "$ROOT/scripts/install-deps.sh"
 # Without CUDA (nvcc does not take -fsanitize=thread, and no GPU runs here) and without the CLI.
 cmake -S "$ROOT" -B "$ROOT/build/tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACCELERA_TSAN=ON \
-  -DACCELERA_BUILD_CLI=OFF -DACCELERA_BUILD_TESTS=ON -DACCELERA_CUDA=OFF
+  -DACCELERA_BUILD_CLI=OFF -DACCELERA_BUILD_TESTS=ON -DACCELERA_CUDA=OFF -DACCELERA_MPI=OFF
 cmake --build "$ROOT/build/tsan" --target accelera_tests
 # libgomp and OpenBLAS are not built with ThreadSanitizer and synchronise their pools in ways it cannot
 # see: their loops run on the calling thread here, so every thread TSan watches is one of the test's.

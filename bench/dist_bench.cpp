@@ -1,0 +1,116 @@
+// accelera_pdgemm against ScaLAPACK's pdgemm_ (psgemm_ for float32) on the same ranks, grid and data.
+//
+//   mpirun -np 4 build/dev/bench/accelera_dist_bench [n ...]      (default: 1024 2048 4096)
+//
+// Square n x n products on the squarest grid of the job, blocks of 64 (ScaLAPACK's usual choice), operands
+// uniform in [-1, 1]. Runs are interleaved (ScaLAPACK, Accelera, ScaLAPACK, ...), five of each after a
+// warm-up; reported: median seconds, GFLOP/s of the whole job, spread (max - min) / median, and the ratio
+// ScaLAPACK time / Accelera time (above 1: Accelera is faster). Results are compared (max |difference|).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "accelera/dist.hpp"
+#include "dist/scalapack.hpp"
+
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <class T>
+void scalapack(const int* n, const T* a, const int* d, T* c) {
+  const int one = 1;
+  const T alpha = 1, beta = 0;
+  if constexpr (std::is_same_v<T, double>) {
+    pdgemm_("N", "N", n, n, n, &alpha, a, &one, &one, d, a, &one, &one, d, &beta, c, &one, &one, d);
+  } else {
+    psgemm_("N", "N", n, n, n, &alpha, a, &one, &one, d, a, &one, &one, d, &beta, c, &one, &one, d);
+  }
+}
+
+accelera::dist::GemmStats last_stats;  // rank 0's figures of Accelera's last run
+
+template <class T>
+void ours(const int* n, const T* a, const int* d, T* c) {
+  const auto desc = accelera::dist::Descriptor::from_scalapack(d);
+  accelera::dist::gemm<T>('N', 'N', *n, *n, *n, T(1), a, 1, 1, desc, a, 1, 1, desc, T(0), c, 1, 1, desc, {},
+                          &last_stats);
+}
+
+template <class T>
+void run(int n, int context, int rank) {
+  int nprow, npcol, myrow, mycol;
+  Cblacs_gridinfo(context, &nprow, &npcol, &myrow, &mycol);
+  const int nb = 64;
+  const auto mloc = accelera::dist::local_extent(n, nb, myrow, 0, nprow);
+  const auto nloc = accelera::dist::local_extent(n, nb, mycol, 0, npcol);
+  const int lld = static_cast<int>(std::max<std::int64_t>(1, mloc));
+  const int desc[9] = {1, context, n, n, nb, nb, 0, 0, lld};
+  std::vector<T> a(static_cast<std::size_t>(lld * std::max<std::int64_t>(1, nloc)));
+  std::mt19937_64 rng(static_cast<unsigned>(rank + 1));
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& x : a) x = static_cast<T>(u(rng));
+  std::vector<T> c1(a.size()), c2(a.size());
+  auto timed = [&](auto f, std::vector<T>& c) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = std::chrono::steady_clock::now();
+    f(&n, a.data(), desc, c.data());
+    MPI_Barrier(MPI_COMM_WORLD);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  timed(scalapack<T>, c1);
+  timed(ours<T>, c2);
+  std::vector<double> theirs, mine;
+  for (int r = 0; r < 5; ++r) {
+    theirs.push_back(timed(scalapack<T>, c1));
+    mine.push_back(timed(ours<T>, c2));
+  }
+  double diff = 0;
+  for (std::size_t i = 0; i < c1.size(); ++i) diff = std::max(diff, std::abs(double(c1[i]) - double(c2[i])));
+  MPI_Allreduce(MPI_IN_PLACE, &diff, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  const double flops = 2.0 * n * double(n) * n;
+  auto spread = [](const std::vector<double>& v) {
+    return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / median(v);
+  };
+  std::printf("n %5d %s grid %dx%d: ScaLAPACK %.3f s (%.1f GFLOP/s, spread %.0f%%), Accelera %.3f s (%.1f GFLOP/s, "
+              "spread %.0f%%), ratio %.2f, max |diff| %.1e\n",
+              n, std::is_same_v<T, double> ? "float64" : "float32", nprow, npcol, median(theirs),
+              flops / median(theirs) / 1e9, 100 * spread(theirs), median(mine), flops / median(mine) / 1e9,
+              100 * spread(mine), median(theirs) / median(mine), diff);
+  std::printf("         Accelera on rank 0 (%s): broadcasts %.3f s, local products %.3f s, %d panels\n",
+              last_stats.device.c_str(), last_stats.broadcast_seconds, last_stats.compute_seconds, last_stats.panels);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int nprow = static_cast<int>(std::sqrt(double(size)));
+  while (size % nprow != 0) --nprow;
+  int context = -1;
+  Cblacs_get(-1, 0, &context);
+  Cblacs_gridinit(&context, "Row", nprow, size / nprow);
+  std::vector<int> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  if (sizes.empty()) sizes = {1024, 2048, 4096};
+  for (const int n : sizes) {
+    run<double>(n, context, rank);
+    run<float>(n, context, rank);
+  }
+  Cblacs_gridexit(context);
+  Cblacs_exit(1);
+  MPI_Finalize();
+  return 0;
+}

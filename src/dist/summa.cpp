@@ -1,0 +1,347 @@
+// Note [Distributed matmul]
+// C = alpha A B + beta C over a process grid, by SUMMA (van de Geijn and Watts): for each panel of K, the
+// process column holding A's columns of that panel broadcasts them along its process row, the process row
+// holding B's rows broadcasts them down its process column, and every process adds the product of the two
+// panels to its local C. With C's rows distributed as A's and its columns as B's (which ScaLAPACK's usual
+// descriptors give), every process needs exactly the panels its row and column receive, and its local GEMM
+// is (local rows of C) x (panel width) x (local columns of C). Consecutive K blocks are gathered into
+// panels of at least kPanelWidth columns so that the local GEMMs run near peak whatever the block size.
+// Traffic per process: (M/nprow + N/npcol) K elements received; a communication-optimal schedule (COSMA)
+// can do better on skewed shapes and is not built (yet).
+// Local products run on the rank's device: on the CPU straight into C; elsewhere C stays on the device
+// across panels when it fits the device's budget (one download at the end), else each panel's product
+// goes through the out-of-core engine and is added on the host.
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <vector>
+
+#include "accelera/core/allocator.hpp"
+#include "accelera/core/error.hpp"
+#include "accelera/core/registry.hpp"
+#include "accelera/dist.hpp"
+#include "accelera/engine.hpp"
+#include "accelera/ops.hpp"
+#include "dist/mpi_check.hpp"
+#include "engine/blocks.hpp"
+
+namespace accelera::dist {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The narrowest K panel multiplied at once: below it, local GEMMs run well under peak.
+constexpr std::int64_t kPanelWidth = 256;
+
+template <class T>
+MPI_Datatype mpi_type();
+template <>
+MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+MPI_Datatype mpi_type<float>() {
+  return MPI_FLOAT;
+}
+
+template <class T>
+DType dtype_of();
+template <>
+DType dtype_of<double>() {
+  return DType::f64;
+}
+template <>
+DType dtype_of<float>() {
+  return DType::f32;
+}
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// The checks every rank makes alike (global arguments only): they throw before any communication.
+void check_global(char transa, char transb, int m, int n, int k, int ia, int ja, const Descriptor& a, int ib, int jb,
+                  const Descriptor& b, int ic, int jc, const Descriptor& c) {
+  ACC_CHECK(m >= 0 && n >= 0 && k >= 0, ValueError, "gemm: m, n and k must be >= 0, got {}, {}, {}", m, n, k);
+  for (const char t : {transa, transb}) {
+    ACC_CHECK(t == 'N' || t == 'n' || t == 'T' || t == 't' || t == 'C' || t == 'c', ValueError,
+              "gemm: a transpose flag is 'N', 'T' or 'C', got '{}'", t);
+  }
+  ACC_CHECK(transa == 'N' || transa == 'n', NotSupportedError,
+            "gemm: transposed A is not supported yet; transpose it first (pdtran) or pass it as stored");
+  ACC_CHECK(transb == 'N' || transb == 'n', NotSupportedError,
+            "gemm: transposed B is not supported yet; transpose it first (pdtran) or pass it as stored");
+  for (const Descriptor* d : {&a, &b, &c}) {
+    ACC_CHECK(d->dtype == 1, ValueError, "gemm: descriptor type {} is not a dense matrix (1)", d->dtype);
+    ACC_CHECK(d->mb >= 1 && d->nb >= 1 && d->m >= 0 && d->n >= 0, ValueError,
+              "gemm: a descriptor has blocks {} x {} for a {} x {} matrix", d->mb, d->nb, d->m, d->n);
+  }
+  ACC_CHECK(ia == 1 && ja == 1 && ib == 1 && jb == 1 && ic == 1 && jc == 1, NotSupportedError,
+            "gemm: submatrices (ia, ja, ib, jb, ic, jc other than 1) are not supported yet");
+  ACC_CHECK(a.m >= m && a.n >= k && b.m >= k && b.n >= n && c.m >= m && c.n >= n, ValueError,
+            "gemm: {} x {} x {} does not fit A ({} x {}), B ({} x {}) and C ({} x {})", m, n, k, a.m, a.n, b.m, b.n,
+            c.m, c.n);
+  ACC_CHECK(c.mb == a.mb && c.rsrc == a.rsrc, NotSupportedError,
+            "gemm: C's rows must be distributed as A's (C: mb {} from process row {}; A: mb {} from {}); "
+            "redistribute with pdgemr2d",
+            c.mb, c.rsrc, a.mb, a.rsrc);
+  ACC_CHECK(c.nb == b.nb && c.csrc == b.csrc, NotSupportedError,
+            "gemm: C's columns must be distributed as B's (C: nb {} from process column {}; B: nb {} from {}); "
+            "redistribute with pdgemr2d",
+            c.nb, c.csrc, b.nb, b.csrc);
+  ACC_CHECK(a.nb == b.mb, NotSupportedError,
+            "gemm: A's column blocks ({}) must match B's row blocks ({}); redistribute with pdgemr2d", a.nb, b.mb);
+}
+
+// Local checks (leading dimensions against this rank's extents), agreed on by every rank: if any rank
+// fails, all throw, and none is left waiting in a broadcast.
+void agree_on_locals(const ProcessGrid& g, const std::string& problem) {
+  int rank = 0;
+  check_mpi(MPI_Comm_rank(g.comm, &rank), "MPI_Comm_rank");
+  int first_bad = problem.empty() ? INT_MAX : rank;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, g.comm), "MPI_Allreduce");
+  if (first_bad == INT_MAX) return;
+  if (first_bad == rank) throw ValueError(fmt::format("gemm on grid rank {}: {}", rank, problem));
+  throw ValueError(fmt::format("gemm: grid rank {} found a bad argument (its error says which)", first_bad));
+}
+
+std::string local_problem(const char* name, const void* data, std::int64_t rows, std::int64_t cols, int lld) {
+  if (rows > 0 && cols > 0 && data == nullptr) return fmt::format("{} holds {} x {} here but is null", name, rows, cols);
+  if (lld < std::max<std::int64_t>(1, rows))
+    return fmt::format("{}'s leading dimension {} is below its {} local rows", name, lld, rows);
+  return {};
+}
+
+// A column-major (rows x cols, leading dimension ld) matrix in host memory, as a tensor view.
+Tensor column_major(void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld, DType dtype) {
+  return Tensor::from_blob(data, Shape({rows, cols}), {1, ld}, dtype, Device::cpu(), [] {});
+}
+
+// Adds panel products into the local C on the rank's device (Note [Distributed matmul]). It works on C^T
+// (nloc x mloc, row-major), which is the column-major local C itself when its leading dimension is its row
+// count: C^T += B_panel^T A_panel^T is then one BLAS call with no copy of C. Otherwise C^T is copied in once
+// and out once.
+class LocalProducts {
+ public:
+  LocalProducts(Tensor c, const Device& device, std::int64_t panel_bytes, GemmStats& stats)
+      : m_c(std::move(c)), m_device(device) {
+    stats.device = device.str();
+    const Tensor ct = m_c.T();
+    m_work = ct.is_contiguous() ? ct : ct.contiguous();
+    if (device.is_cpu()) return;
+    const MemoryStats mem = allocator_for(device).stats();
+    const std::int64_t room = mem.budget_bytes - mem.current_bytes;
+    if (static_cast<std::int64_t>(m_work.nbytes()) + 2 * panel_bytes <= room) {
+      m_resident = m_work.to(device);
+      stats.c_resident = true;
+    }
+  }
+
+  // C += A_panel B_panel, as C^T += B_panel^T A_panel^T, given the transposes (row-major).
+  void add(const Tensor& at, const Tensor& bt) {
+    if (m_device.is_cpu()) {
+      matmul_into(bt, at, m_work, /*accumulate=*/true);
+    } else if (m_resident.defined()) {
+      matmul_into(bt.to(m_device), at.to(m_device), m_resident, /*accumulate=*/true);
+    } else {
+      EngineOptions o;
+      o.device = m_device;
+      o.enable_progress = false;
+      const Tensor product = MatrixEngine(o).matmul(bt, at);
+      copy_into(accelera::add(m_work, product), m_work);
+    }
+  }
+
+  void finish() {
+    if (m_resident.defined()) engine::copy_across_devices(m_resident, m_work);
+    const Tensor ct = m_c.T();
+    if (!m_work.shares_storage_with(ct)) copy_into(m_work, ct);
+  }
+
+ private:
+  Tensor m_c;
+  Device m_device;
+  Tensor m_work;      // C^T on the host: a view of C, or a contiguous copy
+  Tensor m_resident;  // C^T on the device across panels, when it fits
+};
+
+// This rank's GPU: the ranks of one node take the node's GPUs round-robin (by node-local rank); the CPU
+// where there is none. An OpenCL device that is the host's own cores (PoCL) is no faster than the CPU's BLAS.
+Device rank_device(const ProcessGrid& g) {
+  // Collective over the grid whatever each node holds, so that no rank is left waiting.
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(g.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  const auto owner = owned_comm(node);
+  int local = 0;
+  check_mpi(MPI_Comm_rank(node, &local), "MPI_Comm_rank");
+  std::vector<Device> gpus;
+  for (const DeviceInfo& info : devices()) {
+    if (info.is_accelerator) gpus.push_back(info.device);
+  }
+  if (gpus.empty()) return Device::cpu();
+  return gpus[static_cast<std::size_t>(local) % gpus.size()];
+}
+
+// The rank's share of a SUMMA product, after every check has passed.
+template <class T>
+class Summa {
+ public:
+  Summa(const ProcessGrid& g, int m, int n, int k, T alpha, const T* a, const Descriptor& da, const T* b,
+        const Descriptor& db, T* c, const Descriptor& dc, GemmStats& stats)
+      : m_g(g), m_k(k), m_alpha(alpha), m_a(a), m_da(da), m_b(b), m_db(db), m_stats(stats) {
+    m_mloc = local_extent(m, dc.mb, g.myrow, dc.rsrc, g.nprow);
+    m_nloc = local_extent(n, dc.nb, g.mycol, dc.csrc, g.npcol);
+    m_c = column_major(c, m_mloc, m_nloc, dc.lld, dtype_of<T>());
+  }
+
+  void run(const Device& device) {
+    const std::int64_t kb = m_da.nb;
+    const std::int64_t blocks = (m_k + kb - 1) / kb;
+    const std::int64_t group = std::max<std::int64_t>(1, kPanelWidth / kb);
+    const std::int64_t width_max = std::min<std::int64_t>(m_k, group * kb);
+    // A's panel: mloc x width column-major, which is A^T row-major; B's: B^T row-major (nloc x width). Each
+    // block of B arrives as stored (w x nloc, column-major) and is unpacked into B^T's columns.
+    std::vector<T> a_panel(static_cast<std::size_t>(m_mloc * width_max));
+    std::vector<T> bt_panel(static_cast<std::size_t>(width_max * m_nloc));
+    std::vector<T> b_block(static_cast<std::size_t>(std::min(kb, m_k) * m_nloc));
+    LocalProducts products(m_c, device, static_cast<std::int64_t>((a_panel.size() + bt_panel.size()) * sizeof(T)),
+                           m_stats);
+    MPI_Comm row = split(m_g.myrow, m_g.mycol), col = split(m_g.mycol, m_g.myrow);
+    const auto row_owner = owned_comm(row), col_owner = owned_comm(col);
+    const DType dt = dtype_of<T>();
+    for (std::int64_t first = 0; first < blocks; first += group) {
+      const std::int64_t last = std::min(blocks, first + group);
+      const std::int64_t width = std::min(m_k, last * kb) - first * kb;
+      std::int64_t offset = 0;
+      for (std::int64_t blk = first; blk < last; ++blk) {
+        const std::int64_t w = std::min(kb, m_k - blk * kb);
+        broadcast_a_block(blk, w, a_panel.data() + m_mloc * offset, row);
+        broadcast_b_block(blk, w, b_block.data(), col);
+        for (std::int64_t j = 0; j < m_nloc; ++j)
+          std::copy_n(b_block.data() + j * w, w, bt_panel.data() + j * width + offset);
+        offset += w;
+      }
+      const auto start = Clock::now();
+      const Tensor at = Tensor::from_blob(a_panel.data(), Shape({width, m_mloc}), {m_mloc, 1}, dt, Device::cpu(), [] {});
+      const Tensor bt = Tensor::from_blob(bt_panel.data(), Shape({m_nloc, width}), {width, 1}, dt, Device::cpu(), [] {});
+      if (m_mloc > 0 && m_nloc > 0) products.add(at, bt);
+      m_stats.compute_seconds += since(start);
+      ++m_stats.panels;
+    }
+    const auto start = Clock::now();
+    products.finish();
+    m_stats.compute_seconds += since(start);
+  }
+
+ private:
+  MPI_Comm split(int color, int key) const {
+    MPI_Comm out = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split(m_g.comm, color, key, &out), "MPI_Comm_split");
+    return out;
+  }
+
+  // Global K block `blk` of A (w columns), scaled by alpha, from its process column to the whole row.
+  void broadcast_a_block(std::int64_t blk, std::int64_t w, T* dst, MPI_Comm row) {
+    const int owner = static_cast<int>((blk + m_da.csrc) % m_g.npcol);
+    if (m_g.mycol == owner) {
+      const std::int64_t col0 = (blk / m_g.npcol) * m_da.nb;
+      for (std::int64_t j = 0; j < w; ++j) {
+        const T* src = m_a + (col0 + j) * m_da.lld;
+        if (m_alpha == T(1)) {
+          std::copy_n(src, m_mloc, dst + j * m_mloc);
+        } else {
+          for (std::int64_t i = 0; i < m_mloc; ++i) dst[j * m_mloc + i] = m_alpha * src[i];
+        }
+      }
+    }
+    broadcast(dst, m_mloc * w, owner, row);
+  }
+
+  // Global K block `blk` of B (w rows, as stored: w x nloc column-major) from its process row down the
+  // whole column.
+  void broadcast_b_block(std::int64_t blk, std::int64_t w, T* dst, MPI_Comm col) {
+    const int owner = static_cast<int>((blk + m_db.rsrc) % m_g.nprow);
+    if (m_g.myrow == owner) {
+      const std::int64_t row0 = (blk / m_g.nprow) * m_db.mb;
+      for (std::int64_t j = 0; j < m_nloc; ++j) std::copy_n(m_b + j * m_db.lld + row0, w, dst + j * w);
+    }
+    broadcast(dst, w * m_nloc, owner, col);
+  }
+
+  void broadcast(T* data, std::int64_t count, int root, MPI_Comm comm) {
+    ACC_CHECK(count <= INT_MAX, NotSupportedError,
+              "gemm: a panel of {} elements is beyond MPI's int counts; use smaller blocks", count);
+    const auto start = Clock::now();
+    check_mpi(MPI_Bcast(data, static_cast<int>(count), mpi_type<T>(), root, comm), "MPI_Bcast");
+    m_stats.broadcast_seconds += since(start);
+    m_stats.bytes_broadcast += count * static_cast<std::int64_t>(sizeof(T));
+  }
+
+  const ProcessGrid& m_g;
+  std::int64_t m_k;
+  T m_alpha;
+  const T* m_a;
+  Descriptor m_da;
+  const T* m_b;
+  Descriptor m_db;
+  GemmStats& m_stats;
+  std::int64_t m_mloc = 0, m_nloc = 0;
+  Tensor m_c;
+};
+
+// C = beta C on this rank's local part (beta = 0 clears it, NaNs included, as BLAS does).
+template <class T>
+void scale_local(T* c, std::int64_t mloc, std::int64_t nloc, int lld, T beta) {
+  if (beta == T(1)) return;
+  for (std::int64_t j = 0; j < nloc; ++j)
+    for (std::int64_t i = 0; i < mloc; ++i) c[j * lld + i] = beta == T(0) ? T(0) : beta * c[j * lld + i];
+}
+
+}  // namespace
+
+template <class T>
+void gemm(const ProcessGrid& g, char transa, char transb, int m, int n, int k, T alpha, const T* a, int ia, int ja,
+          const Descriptor& desca, const T* b, int ib, int jb, const Descriptor& descb, T beta, T* c, int ic, int jc,
+          const Descriptor& descc, const GemmOptions& options, GemmStats* stats) {
+  const auto start = Clock::now();
+  check_global(transa, transb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);
+  const std::int64_t mloc = local_extent(m, descc.mb, g.myrow, descc.rsrc, g.nprow);
+  const std::int64_t nloc = local_extent(n, descc.nb, g.mycol, descc.csrc, g.npcol);
+  const std::int64_t ka = local_extent(k, desca.nb, g.mycol, desca.csrc, g.npcol);
+  const std::int64_t kb = local_extent(k, descb.mb, g.myrow, descb.rsrc, g.nprow);
+  std::string problem = local_problem("A", a, mloc, ka, desca.lld);
+  if (problem.empty()) problem = local_problem("B", b, kb, nloc, descb.lld);
+  if (problem.empty()) problem = local_problem("C", c, mloc, nloc, descc.lld);
+  agree_on_locals(g, problem);
+  GemmStats local;
+  scale_local(c, mloc, nloc, descc.lld, beta);
+  if (m > 0 && n > 0 && k > 0 && alpha != T(0)) {
+    Summa<T>(g, m, n, k, alpha, a, desca, b, descb, c, descc, local).run(options.device.value_or(rank_device(g)));
+  }
+  local.seconds = since(start);
+  if (stats != nullptr) *stats = local;
+}
+
+template <class T>
+void gemm(char transa, char transb, int m, int n, int k, T alpha, const T* a, int ia, int ja, const Descriptor& desca,
+          const T* b, int ib, int jb, const Descriptor& descb, T beta, T* c, int ic, int jc, const Descriptor& descc,
+          const GemmOptions& options, GemmStats* stats) {
+  ACC_CHECK(desca.context == descb.context && desca.context == descc.context, NotSupportedError,
+            "gemm: A, B and C must share one BLACS context, got {}, {} and {}", desca.context, descb.context,
+            descc.context);
+  const ProcessGrid grid = ProcessGrid::from_blacs(descc.context);
+  gemm(grid, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc, descc, options,
+       stats);
+}
+
+#define ACC_DIST_GEMM(T)                                                                                             \
+  template ACC_API void gemm<T>(const ProcessGrid&, char, char, int, int, int, T, const T*, int, int,             \
+                                const Descriptor&, const T*, int, int, const Descriptor&, T, T*, int, int,        \
+                                const Descriptor&, const GemmOptions&, GemmStats*);                               \
+  template ACC_API void gemm<T>(char, char, int, int, int, T, const T*, int, int, const Descriptor&, const T*, int, \
+                                int, const Descriptor&, T, T*, int, int, const Descriptor&, const GemmOptions&,   \
+                                GemmStats*);
+ACC_DIST_GEMM(float)
+ACC_DIST_GEMM(double)
+#undef ACC_DIST_GEMM
+
+}  // namespace accelera::dist

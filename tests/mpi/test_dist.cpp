@@ -1,0 +1,305 @@
+// accelera::dist under mpirun (ctest runs this with 1, 2, 3 and 4 ranks, on every grid shape of that many):
+// accelera_pdgemm / accelera_psgemm against float64 references and against ScaLAPACK's own pdgemm_ /
+// psgemm_ on the same grids and data, with odd sizes, blocks that do not divide them, grids that start
+// off process (0, 0), padded leading dimensions (whose padding must stay untouched), alpha and beta; bad
+// arguments give every rank the same error; the block-cyclic index arithmetic against ScaLAPACK's NUMROC.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "accelera/accelera.hpp"
+#include "accelera/dist.hpp"
+#include "dist/scalapack.hpp"
+
+
+namespace {
+
+using accelera::dist::Descriptor;
+using accelera::dist::global_index;
+using accelera::dist::local_extent;
+
+int world_size() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+// Every nprow x npcol grid of the job's processes.
+std::vector<std::pair<int, int>> grid_shapes() {
+  std::vector<std::pair<int, int>> shapes;
+  const int p = world_size();
+  for (int r = 1; r <= p; ++r)
+    if (p % r == 0) shapes.emplace_back(r, p / r);
+  return shapes;
+}
+
+struct BlacsGrid {
+  int context = -1, nprow = 0, npcol = 0, myrow = -1, mycol = -1;
+  BlacsGrid(int rows, int cols) {
+    Cblacs_get(-1, 0, &context);
+    Cblacs_gridinit(&context, "Row", rows, cols);
+    accelera::dist::ProcessGrid g = accelera::dist::ProcessGrid::from_blacs(context);
+    nprow = g.nprow;
+    npcol = g.npcol;
+    myrow = g.myrow;
+    mycol = g.mycol;
+  }
+  ~BlacsGrid() { Cblacs_gridexit(context); }
+};
+
+constexpr double kPad = 12345.0;  // what the padding rows of a local array hold, before and after
+
+// This process's part of a column-major global matrix, with `pad` extra rows in its leading dimension.
+template <class T>
+struct LocalPart {
+  std::vector<T> data;
+  std::int64_t rows = 0, cols = 0;
+  int desc[9] = {};
+};
+
+template <class T>
+LocalPart<T> distribute(const std::vector<double>& global, int m, int n, int mb, int nb, int rsrc, int csrc,
+                        const BlacsGrid& g, int pad) {
+  LocalPart<T> part;
+  part.rows = local_extent(m, mb, g.myrow, rsrc, g.nprow);
+  part.cols = local_extent(n, nb, g.mycol, csrc, g.npcol);
+  const int lld = static_cast<int>(std::max<std::int64_t>(1, part.rows) + pad);
+  part.data.assign(static_cast<std::size_t>(lld * std::max<std::int64_t>(1, part.cols)), static_cast<T>(kPad));
+  for (std::int64_t j = 0; j < part.cols; ++j) {
+    const std::int64_t gj = global_index(j, nb, g.mycol, csrc, g.npcol);
+    for (std::int64_t i = 0; i < part.rows; ++i) {
+      const std::int64_t gi = global_index(i, mb, g.myrow, rsrc, g.nprow);
+      part.data[static_cast<std::size_t>(j * lld + i)] = static_cast<T>(global[static_cast<std::size_t>(gj * m + gi)]);
+    }
+  }
+  const int d[9] = {1, g.context, m, n, mb, nb, rsrc, csrc, lld};
+  std::copy(d, d + 9, part.desc);
+  return part;
+}
+
+std::vector<double> random_matrix(int rows, int cols, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+struct Case {
+  int m, n, k, mb, nb, kb, rsrc, csrc, a_csrc, b_rsrc;
+  double alpha, beta;
+};
+
+template <class T>
+void pgemm_scalapack(const char* t, const int* m, const int* n, const int* k, const T* alpha, const T* a,
+                     const int* one, const int* da, const T* b, const int* db, const T* beta, T* c, const int* dc);
+template <>
+void pgemm_scalapack<double>(const char* t, const int* m, const int* n, const int* k, const double* alpha,
+                             const double* a, const int* one, const int* da, const double* b, const int* db,
+                             const double* beta, double* c, const int* dc) {
+  pdgemm_(t, t, m, n, k, alpha, a, one, one, da, b, one, one, db, beta, c, one, one, dc);
+}
+template <>
+void pgemm_scalapack<float>(const char* t, const int* m, const int* n, const int* k, const float* alpha,
+                            const float* a, const int* one, const int* da, const float* b, const int* db,
+                            const float* beta, float* c, const int* dc) {
+  psgemm_(t, t, m, n, k, alpha, a, one, one, da, b, one, one, db, beta, c, one, one, dc);
+}
+
+template <class T>
+void accelera_pgemm(const char* t, const int* m, const int* n, const int* k, const T* alpha, const T* a,
+                    const int* one, const int* da, const T* b, const int* db, const T* beta, T* c, const int* dc) {
+  if constexpr (std::is_same_v<T, double>) {
+    accelera_pdgemm(t, t, m, n, k, alpha, a, one, one, da, b, one, one, db, beta, c, one, one, dc);
+  } else {
+    accelera_psgemm(t, t, m, n, k, alpha, a, one, one, da, b, one, one, db, beta, c, one, one, dc);
+  }
+}
+
+template <class T>
+void check_case(const Case& cs, const BlacsGrid& g, std::mt19937_64& rng) {
+  const auto a = random_matrix(cs.m, cs.k, rng), b = random_matrix(cs.k, cs.n, rng), c0 = random_matrix(cs.m, cs.n, rng);
+  const auto la = distribute<T>(a, cs.m, cs.k, cs.mb, cs.kb, cs.rsrc, cs.a_csrc, g, 1);
+  const auto lb = distribute<T>(b, cs.k, cs.n, cs.kb, cs.nb, cs.b_rsrc, cs.csrc, g, 0);
+  auto mine = distribute<T>(c0, cs.m, cs.n, cs.mb, cs.nb, cs.rsrc, cs.csrc, g, 2);
+  auto theirs = mine;
+  const T alpha = static_cast<T>(cs.alpha), beta = static_cast<T>(cs.beta);
+  const int one = 1;
+  accelera_pgemm<T>("N", &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &one, la.desc, lb.data.data(), lb.desc, &beta,
+                    mine.data.data(), mine.desc);
+  pgemm_scalapack<T>("N", &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &one, la.desc, lb.data.data(), lb.desc, &beta,
+                     theirs.data.data(), theirs.desc);
+  const double eps = std::is_same_v<T, float> ? 6e-8 : 1.2e-16;
+  const int lld = mine.desc[8];
+  std::int64_t bad = 0;
+  for (std::int64_t j = 0; j < std::max<std::int64_t>(1, mine.cols); ++j) {
+    for (std::int64_t i = 0; i < lld; ++i) {
+      const auto at = static_cast<std::size_t>(j * lld + i);
+      if (i >= mine.rows || j >= mine.cols) {
+        if (mine.data[at] != static_cast<T>(kPad)) ++bad;  // padding untouched
+        continue;
+      }
+      const std::int64_t gi = global_index(i, cs.mb, g.myrow, cs.rsrc, g.nprow);
+      const std::int64_t gj = global_index(j, cs.nb, g.mycol, cs.csrc, g.npcol);
+      double want = cs.beta * static_cast<double>(static_cast<T>(c0[static_cast<std::size_t>(gj * cs.m + gi)]));
+      double scale = std::abs(want);
+      for (int p = 0; p < cs.k; ++p) {
+        const double x = static_cast<double>(static_cast<T>(a[static_cast<std::size_t>(p * cs.m + gi)])) *
+                         static_cast<double>(static_cast<T>(b[static_cast<std::size_t>(gj * cs.k + p)]));
+        want += cs.alpha * x;
+        scale += std::abs(cs.alpha * x);
+      }
+      const double tol = 8 * eps * (cs.k + 2) * std::max(scale, 1e-30);
+      const double got = mine.data[at], ref = theirs.data[at];
+      if (!(std::abs(got - want) <= tol) || !(std::abs(got - ref) <= 2 * tol)) {
+        if (bad++ < 3)
+          ADD_FAILURE() << "C(" << gi << "," << gj << ") = " << got << ", float64 " << want << ", ScaLAPACK " << ref;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << "grid " << g.nprow << "x" << g.npcol << " m n k " << cs.m << " " << cs.n << " " << cs.k
+                    << " blocks " << cs.mb << "/" << cs.nb << "/" << cs.kb;
+}
+
+TEST(Dist, PgemmMatchesFloat64AndScaLAPACKOnEveryGrid) {
+  std::mt19937_64 rng(2026);
+  const Case cases[] = {
+      {1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1.0, 0.0},        {37, 53, 29, 4, 5, 3, 0, 0, 0, 0, 1.0, 0.0},
+      {37, 53, 29, 8, 8, 8, 1, 1, 1, 1, -0.5, 2.0},    {64, 48, 300, 16, 16, 7, 0, 1, 1, 0, 1.5, 1.0},
+      {3, 70, 513, 2, 9, 64, 1, 0, 1, 1, 1.0, -1.0},   {100, 1, 40, 7, 1, 11, 0, 0, 0, 1, 2.0, 0.5},
+      {5, 7, 0, 2, 2, 2, 0, 0, 0, 0, 1.0, 3.0},        {20, 20, 20, 32, 32, 32, 0, 0, 0, 0, 0.0, 0.5},
+  };
+  for (const auto& [rows, cols] : grid_shapes()) {
+    BlacsGrid g(rows, cols);
+    for (Case cs : cases) {
+      // Process offsets must name processes of this grid.
+      cs.rsrc %= rows;
+      cs.b_rsrc %= rows;
+      cs.csrc %= cols;
+      cs.a_csrc %= cols;
+      check_case<double>(cs, g, rng);
+      check_case<float>(cs, g, rng);
+    }
+  }
+}
+
+TEST(Dist, BadArgumentsGiveEveryRankTheSameError) {
+  BlacsGrid g(1, world_size());
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<double> a(64, 1.0), b(64, 1.0), c(64, 0.0);
+  const Descriptor d{1, g.context, 8, 8, 8, 8, 0, 0, 8};
+  // Global: every rank sees it alike, before any data moves.
+  Descriptor skewed = d;
+  skewed.nb = 4;
+  EXPECT_THROW(accelera::dist::gemm<double>('N', 'N', 8, 8, 8, 1.0, a.data(), 1, 1, d, b.data(), 1, 1, d, 0.0,
+                                            c.data(), 1, 1, skewed),
+               accelera::NotSupportedError);
+  EXPECT_THROW(accelera::dist::gemm<double>('T', 'N', 8, 8, 8, 1.0, a.data(), 1, 1, d, b.data(), 1, 1, d, 0.0,
+                                            c.data(), 1, 1, d),
+               accelera::NotSupportedError);
+  EXPECT_THROW(accelera::dist::gemm<double>('N', 'N', 8, 8, 8, 1.0, a.data(), 2, 1, d, b.data(), 1, 1, d, 0.0,
+                                            c.data(), 1, 1, d),
+               accelera::NotSupportedError);
+  EXPECT_THROW(accelera::dist::gemm<double>('N', 'N', 9, 8, 8, 1.0, a.data(), 1, 1, d, b.data(), 1, 1, d, 0.0,
+                                            c.data(), 1, 1, d),
+               accelera::ValueError);
+  // Local: only the last rank's leading dimension is short, yet every rank throws and none hangs.
+  Descriptor short_lld = d;
+  if (rank == world_size() - 1) short_lld.lld = 0;
+  try {
+    accelera::dist::gemm<double>('N', 'N', 8, 8, 8, 1.0, a.data(), 1, 1, short_lld, b.data(), 1, 1, d, 0.0, c.data(),
+                                 1, 1, d);
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ValueError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(rank == world_size() - 1 ? "leading dimension 0" : "found a bad argument"),
+              std::string::npos)
+        << what;
+  }
+}
+
+TEST(Dist, EachRankComputesOnTheDeviceAsked) {
+  std::vector<std::string> devices = {"cpu"};
+  for (const auto& info : accelera::devices()) {
+    if (!info.device.is_cpu()) devices.push_back(info.device.str());
+  }
+  std::mt19937_64 rng(7);
+  const int m = 45, n = 38, k = 67;
+  const auto a = random_matrix(m, k, rng), b = random_matrix(k, n, rng);
+  std::vector<double> want(static_cast<std::size_t>(m * n), 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int p = 0; p < k; ++p)
+      for (int i = 0; i < m; ++i) want[static_cast<std::size_t>(j * m + i)] += a[p * m + i] * b[j * k + p];
+  const auto shapes = grid_shapes();
+  BlacsGrid g(shapes.back().first, shapes.back().second);
+  for (const std::string& name : devices) {
+    for (const bool resident : {true, false}) {
+      const accelera::Device device = accelera::Device::parse(name);
+      if (!resident && device.is_cpu()) continue;
+      // A budget below C's size sends each panel through the out-of-core engine instead.
+      if (!resident) accelera::set_memory_budget(device, 4096);
+      const auto la = distribute<double>(a, m, k, 5, 6, 0, 0, g, 0);
+      const auto lb = distribute<double>(b, k, n, 6, 7, 0, 0, g, 0);
+      auto lc = distribute<double>(std::vector<double>(static_cast<std::size_t>(m * n), 0.0), m, n, 5, 7, 0, 0, g, 0);
+      accelera::dist::GemmStats stats;
+      accelera::dist::GemmOptions options;
+      options.device = device;
+      accelera::dist::gemm<double>('N', 'N', m, n, k, 1.0, la.data.data(), 1, 1, Descriptor::from_scalapack(la.desc),
+                                   lb.data.data(), 1, 1, Descriptor::from_scalapack(lb.desc), 0.0, lc.data.data(), 1,
+                                   1, Descriptor::from_scalapack(lc.desc), options, &stats);
+      if (!resident) accelera::set_memory_budget(device, accelera::device_interface(device).device_info(0).total_memory);
+      EXPECT_EQ(stats.device, name);
+      EXPECT_EQ(stats.c_resident, resident && !device.is_cpu()) << name;
+      EXPECT_EQ(stats.panels, 1) << "67 columns of K in blocks of 6: one panel";
+      const int lld = lc.desc[8];
+      for (std::int64_t j = 0; j < lc.cols; ++j)
+        for (std::int64_t i = 0; i < lc.rows; ++i) {
+          const auto gi = global_index(i, 5, g.myrow, 0, g.nprow), gj = global_index(j, 7, g.mycol, 0, g.npcol);
+          ASSERT_NEAR(lc.data[static_cast<std::size_t>(j * lld + i)], want[static_cast<std::size_t>(gj * m + gi)],
+                      1e-12)
+              << name << (resident ? " resident" : " streamed");
+        }
+    }
+  }
+}
+
+TEST(Dist, BlockCyclicExtentsMatchNumroc) {
+  for (int n = 0; n <= 40; ++n)
+    for (int nb = 1; nb <= 9; ++nb)
+      for (int procs = 1; procs <= 5; ++procs)
+        for (int src = 0; src < procs; ++src) {
+          std::int64_t total = 0;
+          for (int p = 0; p < procs; ++p) {
+            const std::int64_t mine = local_extent(n, nb, p, src, procs);
+            ASSERT_EQ(mine, numroc_(&n, &nb, &p, &src, &procs)) << n << " " << nb << " " << p << " " << src;
+            for (std::int64_t l = 0; l < mine; ++l) {
+              const std::int64_t gl = global_index(l, nb, p, src, procs);
+              ASSERT_TRUE(gl >= 0 && gl < n);
+              ASSERT_EQ((gl / nb + src) % procs, p) << "global " << gl << " is not process " << p << "'s";
+            }
+            total += mine;
+          }
+          ASSERT_EQ(total, n);
+        }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    // One report per job: the other ranks print only their failures.
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int result = RUN_ALL_TESTS();
+  MPI_Allreduce(MPI_IN_PLACE, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  Cblacs_exit(1);
+  MPI_Finalize();
+  return result;
+}
