@@ -35,6 +35,11 @@ struct MatmulOptions {
   bool quiet = false;
 };
 int run_matmul(const MatmulOptions& options);
+#ifdef ACCELERA_CLI_MPI
+// Whether an MPI launcher (mpirun, srun) started this process; then matmul runs on every rank.
+bool launched_by_mpi();
+int run_matmul_mpi(const MatmulOptions& options);
+#endif
 
 // Prints a run's plan, traffic and fallbacks.
 void print_run(const RunStats& run);

@@ -74,6 +74,9 @@ void multiply(const MatmulOptions& options) {
 
 int run_matmul(const MatmulOptions& options) {
   const InterruptGuard guard;
+#ifdef ACCELERA_CLI_MPI
+  if (launched_by_mpi()) return run_matmul_mpi(options);
+#endif
   try {
     multiply(options);
   } catch (const CancelledError&) {

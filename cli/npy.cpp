@@ -85,6 +85,11 @@ std::unique_ptr<MappedNpy> MappedNpy::create(const std::string& path, std::int64
   return f;
 }
 
+const std::string& MappedNpy::temporary_path() const {
+  ACC_ASSERT(m_output != nullptr, "{} is an input: it has no temporary", m_path);
+  return m_output->temporary_path();
+}
+
 void MappedNpy::commit() {
   ACC_ASSERT(m_output != nullptr, "{} is an input: it cannot be committed", m_path);
   ACC_CHECK(::msync(m_map, m_map_bytes, MS_SYNC) == 0, ValueError, "cannot write the output {} to disk: {}", m_path,

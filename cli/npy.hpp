@@ -39,6 +39,13 @@ class MappedNpy {
     return {static_cast<const unsigned char*>(m_map), m_map_bytes};
   }
 
+  // Outputs: the hidden temporary the data goes to until commit(), and where in it the data starts (other
+  // processes of an MPI job write their blocks there).
+  const std::string& temporary_path() const;
+  std::size_t data_offset() const noexcept {
+    return static_cast<std::size_t>(static_cast<const char*>(m_tensor.data_ptr()) - static_cast<const char*>(m_map));
+  }
+
   // Outputs: writes the data to disk and renames the file into place (OutputFile::commit).
   void commit();
 
