@@ -163,3 +163,71 @@ def test_two_opencl_devices_follow_one_within_1e_5():
     assert len(result["two"]) == 50
     assert relative(result["one"], result["two"]) <= 1e-5
     assert result["weights"] <= 1e-5
+
+
+MPI_CHILD = textwrap.dedent("""
+    import json
+    import numpy as np
+    from mpi4py import MPI
+    from accelera.nn import Activation, DistributedTraining, LayerBuilder, Loss, Network, TrainingConfig
+
+    def build(device, seed):
+        return (Network.with_input_size(12).add_layer(LayerBuilder.dense(16).activation(Activation.Tanh))
+                .add_layer(LayerBuilder.dense(3).activation(Activation.Softmax))
+                .loss(Loss.CategoricalCrossEntropy).dtype("float64").seed(seed).build(device))
+
+    comm = MPI.COMM_WORLD
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(101, 12)), rng.integers(0, 3, 101)
+    config = lambda: TrainingConfig(batch_size=101, max_epochs=50, verbose=False, learning_rate=1e-2)
+    one = build("cpu", 0)
+    h1 = one.train(x, y, config())
+    # Each rank builds its network from another seed: rank 0's weights must reach every rank first.
+    two = build("cpu", comm.Get_rank())
+    trainer = DistributedTraining(DEVICES, comm=comm)
+    h2 = trainer.train(two, x, y, config())
+    w1, w2 = one.state_dict(), two.state_dict()
+    report = {"rank": comm.Get_rank(), "repr": repr(trainer), "one": h1.train_loss, "two": h2.train_loss,
+              "accuracy": h2.train_metrics["accuracy"],
+              "weights": max(float(np.max(np.abs(w1[k].numpy() - w2[k].numpy()) /
+                                          np.maximum(np.abs(w1[k].numpy()), 1e-12))) for k in w1)}
+    reports = comm.gather(report)
+    if comm.Get_rank() == 0:
+        print(json.dumps(reports))
+""")
+
+
+def _mpirun():
+    import shutil
+    return shutil.which("mpirun")
+
+
+def _has_mpi4py():
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(_mpirun() is None or not _has_mpi4py(), reason="needs mpirun and mpi4py (scripts/install-deps.sh)")
+@pytest.mark.parametrize("devices", [["cpu"], [OTHERS[0] if OTHERS else "cpu", "cpu"]], ids=["cpu", "two-devices"])
+def test_two_mpi_ranks_follow_one_device_within_1e_5(devices, tmp_path):
+    if len(set(devices)) < len(devices):
+        pytest.skip("needs a GPU or OpenCL device besides the CPU")
+    script = tmp_path / "child.py"
+    script.write_text(MPI_CHILD.replace("DEVICES", repr(devices)))
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_btl_vader_single_copy_mechanism="none", OMP_NUM_THREADS="1")
+    proc = subprocess.run([_mpirun(), "-np", "2", "--oversubscribe", sys.executable, str(script)],
+                          capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    reports = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert [r["rank"] for r in reports] == [0, 1]
+    for r in reports:
+        assert r["repr"] == f"DistributedTraining(devices={devices}, ranks=2)"
+        assert len(r["two"]) == 50
+        assert relative(r["one"], r["two"]) <= 1e-5
+        assert r["weights"] <= 1e-5
+    # Every rank reports the whole batch's figures.
+    assert reports[0]["two"] == reports[1]["two"] and reports[0]["accuracy"] == reports[1]["accuracy"]

@@ -16,13 +16,23 @@ rounding, except for what is per shard by nature: batch norm's batch statistics 
 DistributedDataParallel without SyncBatchNorm; running statistics come from the first shard) and dropout's
 masks. Replicas are driven from one thread: CUDA queues kernels asynchronously, so GPUs overlap; the CPU
 and PoCL devices compute as ops are issued.
+
+Over MPI (``comm``, an mpi4py communicator), every rank runs the above on its own devices for its share
+of each batch: the batch is split into (ranks x devices) shards, rank r taking the r-th group. After the
+local sum, one Allreduce of all gradients (in one host buffer) gives every rank the batch's full gradient,
+and every rank takes the same optimizer step from it. Rank 0's initial weights are broadcast first, so all
+ranks start alike; they stay alike as long as their devices round alike (ranks on different kinds of device
+may drift apart by rounding, as with PyTorch's DistributedDataParallel). Every rank passes the same x and y
+(the usual SPMD program) and gets the same History.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import _creation as C
 from .. import _ops as O
+from .._convert import asarray
 from .._core import ArgumentError, _engine_devices
 from ._gpu import DeviceInfo
 from ._network import History, Network, TrainingConfig, _OneDevice
@@ -49,10 +59,14 @@ class DistributedTraining:
     OpenCL device, with the CPU when ``include_cpu``), a list of device names, or the :class:`DeviceInfo` s of
     :meth:`GpuManager.devices`. ``train(network, x, y, config)`` moves the network to the first device,
     trains it there with replicas on the others, and returns the :class:`History`; ``config.batch_size`` is
-    the global batch, shared among the devices."""
+    the global batch, shared among the devices. With ``comm`` (an mpi4py communicator, e.g.
+    ``MPI.COMM_WORLD``) the batch is shared among every rank's devices too, gradients summed over MPI."""
 
-    def __init__(self, devices="all", *, include_cpu: bool = False):
+    def __init__(self, devices="all", *, include_cpu: bool = False, comm=None):
         self._devices = _device_names(devices, include_cpu)
+        if comm is not None and not all(hasattr(comm, name) for name in ("Allreduce", "Bcast", "Get_rank")):
+            raise ArgumentError(f"comm must be an mpi4py communicator, got {type(comm).__name__}")
+        self._comm = comm
 
     @staticmethod
     def new(devices) -> "DistributedTraining":
@@ -64,23 +78,28 @@ class DistributedTraining:
         return list(self._devices)
 
     def __repr__(self) -> str:
-        return f"DistributedTraining(devices={self._devices})"
+        ranks = "" if self._comm is None else f", ranks={self._comm.Get_size()}"
+        return f"DistributedTraining(devices={self._devices}{ranks})"
 
     def train(self, network: Network, x, y, config: TrainingConfig | None = None) -> History:
         if not isinstance(network, Network):
             raise ArgumentError(f"DistributedTraining.train takes a Network, got {type(network).__name__}")
         if network.device != self._devices[0]:
             network.to(self._devices[0])
-        return network._fit(x, y, config, lambda net, xs, ys: _Replicas(net, xs, ys, self._devices))
+        return network._fit(x, y, config, lambda net, xs, ys: _Replicas(net, xs, ys, self._devices, self._comm))
 
     fit = train
 
 
 class _Replicas:
-    """Each batch's shards on every device, gradients summed on the first, weights sent back."""
+    """Each batch's shards on every device (of every rank), gradients summed on the first device (and over
+    the ranks), weights sent back."""
 
-    def __init__(self, network: Network, x: np.ndarray, y: np.ndarray, devices: list[str]):
-        self.master = network
+    def __init__(self, network: Network, x: np.ndarray, y: np.ndarray, devices: list[str], comm=None):
+        self.master, self.comm = network, comm
+        self.rank, self.ranks = (0, 1) if comm is None else (comm.Get_rank(), comm.Get_size())
+        if comm is not None:
+            self._broadcast_weights()
         self.shards = [_OneDevice(network, x, y)]
         for device in devices[1:]:
             replica = Network(network.spec, device)
@@ -93,12 +112,14 @@ class _Replicas:
             shard.epoch(order)
 
     def batch(self, start: int, stop: int, autocast, scaler, update):
-        rows, parts = stop - start, len(self.shards)
+        rows, local = stop - start, len(self.shards)
+        parts = local * self.ranks
+        sizes = [rows // parts + (1 if s < rows % parts else 0) for s in range(parts)]
+        offset = start + sum(sizes[:self.rank * local])
         loss_sum = hits = None
         active = []
-        offset = start
         for i, shard in enumerate(self.shards):
-            size = rows // parts + (1 if i < rows % parts else 0)
+            size = sizes[self.rank * local + i]
             if size == 0:
                 continue
             if i > 0:
@@ -113,10 +134,22 @@ class _Replicas:
                 s_hits = s_hits.to(self.master.device)
                 hits = s_hits if hits is None else O.add(hits, s_hits)
         self._sum_gradients(active)
+        if self.comm is not None:
+            self._allreduce_gradients()
         update()
         for shard in self.shards[1:]:
             shard.network.load_state_dict(self.master.state_dict())
+        if loss_sum is None:  # this rank had no rows of a batch smaller than the shards
+            loss_sum = C.zeros((), dtype="float64", device=self.master.device)
+            hits = C.zeros((), dtype="float64", device=self.master.device)
         return loss_sum, hits
+
+    def total(self, value: float) -> float:
+        if self.comm is None:
+            return value
+        buffer = np.array([value], dtype=np.float64)
+        self.comm.Allreduce(_in_place(), buffer)
+        return float(buffer[0])
 
     def _sum_gradients(self, active) -> None:
         """Every shard's gradient added into the first device's (a parameter without one counts as zero)."""
@@ -130,3 +163,27 @@ class _Replicas:
                     continue
                 g = q.grad.to(device)
                 p.grad = g if p.grad is None else O.add(p.grad, g)
+
+    def _allreduce_gradients(self) -> None:
+        """The first device's gradients summed over every rank: one host buffer, one Allreduce."""
+        params = list(self.master.parameters())
+        pieces = [np.zeros(p.shape, dtype=p.dtype.name) if p.grad is None else p.grad.numpy() for p in params]
+        flat = np.concatenate([piece.ravel() for piece in pieces]) if pieces else np.zeros(0)
+        self.comm.Allreduce(_in_place(), flat)
+        at = 0
+        for p, piece in zip(params, pieces):
+            p.grad = asarray(flat[at:at + piece.size].reshape(piece.shape), device=self.master.device)
+            at += piece.size
+
+    def _broadcast_weights(self) -> None:
+        state = {name: t.numpy() for name, t in self.master.state_dict().items()}
+        for name in sorted(state):
+            array = np.array(state[name], copy=True, order="C")
+            self.comm.Bcast(array, root=0)
+            state[name] = array
+        self.master.load_state_dict(state)
+
+
+def _in_place():
+    from mpi4py import MPI
+    return MPI.IN_PLACE

@@ -331,10 +331,10 @@ class Network:
                 if classification:
                     hits = O.add(hits, batch_hits)
                 progress.batch(epoch, b + 1)
-            history.train_loss.append(float(loss_sum.item()) / n)
+            history.train_loss.append(runner.total(float(loss_sum.item())) / n)
             figures = {"loss": history.train_loss[-1]}
             if classification:
-                history.train_metrics["accuracy"].append(float(hits.item()) / n)
+                history.train_metrics["accuracy"].append(runner.total(float(hits.item())) / n)
                 figures["accuracy"] = history.train_metrics["accuracy"][-1]
             if validation is not None:
                 result = self.evaluate(*validation, batch_size=max(batch, 256))
@@ -448,3 +448,8 @@ class _OneDevice:
         loss_sum, hits = self.forward_backward(start, stop, autocast, scaler)
         update()
         return loss_sum, hits
+
+    @staticmethod
+    def total(value: float) -> float:
+        """An epoch's figure over every process taking part (this one alone)."""
+        return value
