@@ -103,6 +103,23 @@ struct RunStats {
   double flops = 0;
 };
 
+// What the engine would do for a product of host operands, without doing it (MatrixEngine::plan).
+struct EnginePlan {
+  bool in_core = false;  // one product on the device, no tiles
+  std::string strategy;  // "in-core", "row", "tile"
+  std::int64_t tile_m = 0, tile_n = 0, tile_k = 0, k_steps = 0;
+  std::vector<OutputChunk> tiles;  // in the order a single device runs them
+  std::int64_t device_bytes = 0;   // buffers per device
+  std::int64_t bytes_in = 0, bytes_out = 0;  // host->device and device->host traffic on one device
+};
+
+// The streamed plan for devices with these budgets (bytes each), whatever devices this machine has: the
+// planner alone, for tools that predict other machines (accelera.simulate). OutOfMemoryError when no tile
+// fits the smallest budget.
+ACC_API EnginePlan plan_streamed_matmul(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
+                                        const std::vector<std::int64_t>& budgets,
+                                        ChunkingStrategy strategy = ChunkingStrategy::adaptive);
+
 struct EngineProgress {
   std::int64_t tiles_done = 0, tiles_total = 0;
   std::int64_t bytes_moved = 0;
@@ -137,6 +154,11 @@ class ACC_API MatrixEngine {
   // the engine's device.
   Tensor add(const Tensor& a, const Tensor& b);
   Tensor multiply(const Tensor& a, const Tensor& b);
+
+  // The plan of C = A @ B for m x k and k x n host operands of `dtype` at the devices' budgets now: in core,
+  // or the streamed tiles (shared by every device when there are several). OutOfMemoryError when no tile fits.
+  EnginePlan plan(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
+                  std::optional<ChunkingStrategy> chunk_strategy = std::nullopt) const;
 
   EngineMemoryInfo memory_info() const;
   // Returns the device's cached blocks (and the engine's) to the device.

@@ -13,7 +13,7 @@ import numpy as np
 from . import _core
 from ._args import parse_bytes
 from ._convert import asarray
-from ._core import ArgumentError, Tensor
+from ._core import ArgumentError, ShapeError, Tensor
 from .chunking import ChunkingStrategy, chunks_to_tiles, planner_name
 from .memory_manager import MemoryManager
 
@@ -177,6 +177,16 @@ class MatrixEngine:
 
     def multiply(self, A, B):
         return Matrix(self._engine.multiply(_tensor(A), _tensor(B)))
+
+    def plan(self, shape_a, shape_b, dtype="float32", chunk_strategy=None) -> dict:
+        """What ``matmul`` would do now for host operands of these shapes, without doing it: ``in_core``,
+        ``strategy``, ``tile_shape``, ``k_steps``, ``tiles`` (row0, rows, col0, cols), ``device_bytes`` and the
+        bytes each way on one device. With several devices, the tiles they share."""
+        (m, k), (k2, n) = tuple(shape_a), tuple(shape_b)
+        if k != k2:
+            raise ShapeError(f"MatrixEngine.plan: shapes {tuple(shape_a)} and {tuple(shape_b)} do not fit")
+        name = _planner_name(chunk_strategy) if chunk_strategy is not None else None
+        return self._engine.plan(int(m), int(n), int(k), np.dtype(dtype).name, name)
 
     # -- memory --------------------------------------------------------------------------------------------
     def get_memory_info(self) -> dict:

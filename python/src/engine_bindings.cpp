@@ -13,6 +13,21 @@ namespace accelera::python {
 
 namespace {
 
+nb::dict plan_dict(const EnginePlan& p) {
+  nb::dict d;
+  d["in_core"] = p.in_core;
+  d["strategy"] = p.strategy;
+  d["tile_shape"] = nb::make_tuple(p.tile_m, p.tile_n, p.tile_k);
+  d["k_steps"] = p.k_steps;
+  nb::list tiles;
+  for (const OutputChunk& t : p.tiles) tiles.append(nb::make_tuple(t.row0, t.rows, t.col0, t.cols));
+  d["tiles"] = tiles;  // (row0, rows, col0, cols), in the order one device runs them
+  d["device_bytes"] = p.device_bytes;
+  d["bytes_host_to_device"] = p.bytes_in;
+  d["bytes_device_to_host"] = p.bytes_out;
+  return d;
+}
+
 nb::dict stats_dict(const RunStats& s) {
   nb::dict d;
   d["op"] = s.op;
@@ -98,6 +113,14 @@ PyType_Slot engine_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(engine_tr
 
 void bind_engine(nb::module_& m) {
   m.def(
+      "_plan_streamed_matmul",
+      [](std::int64_t rows, std::int64_t cols, std::int64_t inner, const std::string& dtype,
+         const std::vector<std::int64_t>& budgets, const std::string& strategy) {
+        return plan_dict(
+            plan_streamed_matmul(rows, cols, inner, dtype_from_name(dtype), budgets, parse_chunking_strategy(strategy)));
+      },
+      nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("dtype"), nb::arg("budgets"), nb::arg("strategy"));
+  m.def(
       "_engine_devices",
       [](const std::string& spec, bool include_cpu) {
         std::vector<std::string> names;
@@ -152,6 +175,13 @@ void bind_engine(nb::module_& m) {
            nb::call_guard<ReleaseGil>())
       .def("multiply", [](PyEngine& e, const Tensor& a, const Tensor& b) { return e.multiply(a, b); },
            nb::call_guard<ReleaseGil>())
+      .def(
+          "plan",
+          [](const PyEngine& e, std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
+             const std::optional<std::string>& strategy) {
+            return plan_dict(e.plan(m, n, k, dtype_from_name(dtype), parse_optional_strategy(strategy)));
+          },
+          nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("dtype"), nb::arg("strategy").none())
       .def("memory_info", [](const PyEngine& e) { return memory_dict(e.memory_info()); })
       .def("cleanup", [](PyEngine& e) { e.cleanup(); })
       .def("set_chunk_size", [](PyEngine& e, std::int64_t size) { e.set_chunk_size(size); })

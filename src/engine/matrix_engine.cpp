@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "engine/blocks.hpp"
 #include "engine/multi_device_matmul.hpp"
+#include "engine/tile_planner.hpp"
 #include "engine/streamed_matmul.hpp"
 
 namespace accelera {
@@ -42,6 +43,34 @@ void check_matmul_operands(const Tensor& a, const Tensor& b, const std::optional
   ACC_CHECK(!out->storage()->is_read_only(), ValueError, "MatrixEngine.matmul: out is read-only");
   ACC_CHECK(!out->shares_storage_with(a) && !out->shares_storage_with(b), ValueError,
             "MatrixEngine.matmul: out shares memory with an input; results would overwrite operands still needed");
+}
+
+// The streamed plan for one device (its budget) or several (Note [Several devices]), described.
+EnginePlan streamed_plan(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
+                         const std::vector<std::int64_t>& budgets, ChunkingStrategy strategy,
+                         std::int64_t fixed_chunk) {
+  const Tiling tiling = strategy;
+  engine::PlanRequest request = engine::plan_request(m, n, k, dtype, tiling, fixed_chunk);
+  engine::Plan plan;
+  if (budgets.size() > 1) {
+    plan = engine::plan_for_devices(request, tiling, budgets);
+  } else {
+    request.budget_bytes = budgets.front();
+    ACC_CHECK(request.budget_bytes > 0, OutOfMemoryError,
+              "live tensors already hold the device's whole memory budget: no room is left to stream tiles");
+    plan = engine::plan_matmul(request);
+  }
+  EnginePlan p;
+  p.strategy = std::string(strategy_name(plan.strategy));
+  p.tile_m = plan.tile_m;
+  p.tile_n = plan.tile_n;
+  p.tile_k = plan.tile_k;
+  p.k_steps = plan.k_steps();
+  p.tiles = plan.tiles;
+  p.device_bytes = plan.device_bytes;
+  p.bytes_in = plan.bytes_in;
+  p.bytes_out = plan.bytes_out;
+  return p;
 }
 
 // A failed or interrupted stream leaves a host `out` partly written: say so, and how much.
@@ -313,6 +342,47 @@ Tensor MatrixEngine::run_in_core(const Tensor& a, const Tensor& b, const std::op
   if (inputs_on_device) return result;
   if (!m_device.is_cpu()) stats.bytes_device_to_host = m * n * e;
   return result.to(Device::cpu());
+}
+
+EnginePlan MatrixEngine::plan(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
+                              std::optional<ChunkingStrategy> chunk_strategy) const {
+  ACC_CHECK(m >= 0 && n >= 0 && k >= 0, ValueError, "MatrixEngine.plan: extents must be >= 0, got {} x {} x {}", m, n,
+            k);
+  ACC_CHECK(dtype == DType::f32 || dtype == DType::f64, DTypeError,
+            "MatrixEngine.plan: the engine computes float32 and float64, got {}", dtype_name(dtype));
+  const auto e = static_cast<std::int64_t>(dtype_size(dtype));
+  const bool fixed_chunks = !m_options.auto_detect_memory && m_options.chunk_size.has_value();
+  const std::int64_t in_core_bytes = rounded(m * k * e) + rounded(k * n * e) + rounded(m * n * e);
+  EnginePlan p;
+  if (m_devices.size() == 1 && !fixed_chunks && in_core_bytes <= budget_bytes()) {
+    p.in_core = true;
+    p.strategy = "in-core";
+    p.tile_m = m;
+    p.tile_n = n;
+    p.tile_k = k;
+    p.k_steps = 1;
+    p.tiles = {{0, m, 0, n}};
+    p.device_bytes = in_core_bytes;
+    if (!m_device.is_cpu()) {
+      p.bytes_in = (m * k + k * n) * e;
+      p.bytes_out = m * n * e;
+    }
+    return p;
+  }
+  std::vector<std::int64_t> budgets;
+  for (const Device& d : m_devices) budgets.push_back(budget_bytes(d));
+  return streamed_plan(m, n, k, dtype, budgets, chunk_strategy.value_or(m_options.chunking_strategy),
+                       fixed_chunks ? *m_options.chunk_size : 0);
+}
+
+EnginePlan plan_streamed_matmul(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
+                                const std::vector<std::int64_t>& budgets, ChunkingStrategy strategy) {
+  ACC_CHECK(m >= 0 && n >= 0 && k >= 0, ValueError, "plan_streamed_matmul: extents must be >= 0, got {} x {} x {}",
+            m, n, k);
+  ACC_CHECK(dtype == DType::f32 || dtype == DType::f64, DTypeError,
+            "plan_streamed_matmul: the engine computes float32 and float64, got {}", dtype_name(dtype));
+  ACC_CHECK(!budgets.empty(), ValueError, "plan_streamed_matmul: no device budget given");
+  return streamed_plan(m, n, k, dtype, budgets, strategy, 0);
 }
 
 Tensor MatrixEngine::add(const Tensor& a, const Tensor& b) { return elementwise(a, b, false); }

@@ -259,25 +259,45 @@ class DeviceWorker {
   std::atomic<std::int64_t> m_moved{0};
 };
 
-// The plan every device shares: within the smallest budget, with tiles small enough to share out.
-Plan shared_plan(PlanRequest request, const Tiling& tiling, const MultiDeviceSettings& settings) {
-  request.budget_bytes = *std::min_element(settings.budgets.begin(), settings.budgets.end());
+}  // namespace
+
+Plan plan_for_devices(PlanRequest request, const Tiling& tiling, const std::vector<std::int64_t>& budgets) {
+  ACC_ASSERT(!budgets.empty(), "a plan for no device");
+  request.budget_bytes = *std::min_element(budgets.begin(), budgets.end());
   if (request.budget_bytes <= 0)
     throw OutOfMemoryError("live tensors on one of the engine's devices already hold its whole memory budget: no "
                            "room is left to stream tiles through");
   if (const auto* chunks = std::get_if<std::vector<OutputChunk>>(&tiling)) return plan_from_tiles(request, *chunks);
   if (request.chunk_size == 0) {
-    const auto devices = static_cast<double>(settings.devices.size());
+    // No tile edge above the one that gives every device kTilesPerDevice tiles: with a large budget the
+    // planner would otherwise cover C with fewer tiles than there are devices.
+    const auto devices = static_cast<double>(budgets.size());
     const double area = static_cast<double>(request.m) * static_cast<double>(request.n);
     const auto edge = std::max({kMinBalancedEdge, request.min_chunk,
                                 static_cast<std::int64_t>(std::ceil(std::sqrt(area / (kTilesPerDevice * devices))))});
-    const std::int64_t balanced =
-        plan_footprint(std::min(edge, request.m), std::min(edge, request.n), request.k, request.element_size,
-                       request.panels_in_flight, request.output_buffers);
-    request.budget_bytes = std::min(request.budget_bytes, balanced);
+    request.max_chunk = request.max_chunk > 0 ? std::min(request.max_chunk, edge) : edge;
   }
   return plan_matmul(request);
 }
+
+PlanRequest plan_request(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype, const Tiling& tiling,
+                         std::int64_t fixed_chunk) {
+  const Config& cfg = config();
+  PlanRequest request;
+  request.m = m;
+  request.n = n;
+  request.k = k;
+  request.element_size = static_cast<std::int64_t>(dtype_size(dtype));
+  request.strategy = std::holds_alternative<ChunkingStrategy>(tiling) ? std::get<ChunkingStrategy>(tiling)
+                                                                      : ChunkingStrategy::tile;
+  request.min_chunk = cfg.min_chunk_size;
+  request.max_chunk = cfg.max_chunk_size;
+  request.panels_in_flight = cfg.enable_prefetch ? 2 : 1;
+  request.chunk_size = fixed_chunk;
+  return request;
+}
+
+namespace {
 
 // Stops and joins the workers on every way out.
 class WorkerThreads {
@@ -307,21 +327,11 @@ class MultiDeviceMatmul {
       : m_a(a), m_b(b), m_c(c), m_settings(settings), m_stats(stats) {}
 
   void run(const Tiling& tiling) {
-    const Config& cfg = config();
-    PlanRequest request;
-    request.m = m_c.shape()[0];
-    request.n = m_c.shape()[1];
-    request.k = m_a.shape()[1];
-    request.element_size = static_cast<std::int64_t>(dtype_size(m_a.dtype()));
-    request.strategy = std::holds_alternative<ChunkingStrategy>(tiling) ? std::get<ChunkingStrategy>(tiling)
-                                                                        : ChunkingStrategy::tile;
-    request.min_chunk = cfg.min_chunk_size;
-    request.max_chunk = cfg.max_chunk_size;
-    request.panels_in_flight = cfg.enable_prefetch ? 2 : 1;
-    request.chunk_size = m_settings.fixed_chunk;
+    const PlanRequest request =
+        plan_request(m_c.shape()[0], m_c.shape()[1], m_a.shape()[1], m_a.dtype(), tiling, m_settings.fixed_chunk);
     Plan plan;
     try {
-      plan = shared_plan(request, tiling, m_settings);
+      plan = plan_for_devices(request, tiling, m_settings.budgets);
     } catch (const OutOfMemoryError& error) {
       if (m_settings.fallback != FallbackStrategy::cpu) throw;
       all_on_cpu(error);

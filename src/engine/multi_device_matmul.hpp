@@ -17,8 +17,18 @@
 #include <vector>
 
 #include "accelera/engine.hpp"
+#include "engine/tile_planner.hpp"
 
 namespace accelera::engine {
+
+// A request for an m x n x k product of `dtype` under the configuration's chunk limits; the strategy from
+// `tiling` (`tile` for caller-chosen chunks, whose pieces are square), `fixed_chunk` 0 for none.
+PlanRequest plan_request(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype, const Tiling& tiling,
+                         std::int64_t fixed_chunk);
+
+// The plan the devices of `budgets` share (Note [Several devices]): within the smallest budget, with tiles
+// small enough that each device gets several. One budget: the single-device plan with balance-sized tiles.
+Plan plan_for_devices(PlanRequest request, const Tiling& tiling, const std::vector<std::int64_t>& budgets);
 
 struct MultiDeviceSettings {
   std::vector<Device> devices;

@@ -284,6 +284,19 @@ TEST(MultiDeviceEngine, CancellationStopsEveryDeviceAndSaysWhatOutHolds) {
   }
 }
 
+TEST(MultiDeviceEngine, LargeBudgetsStillGiveEveryDeviceSeveralTiles) {
+  // One device covers this product with a handful of tiles; eight must each get four.
+  const auto one = accelera::plan_streamed_matmul(8192, 8192, 4096, DType::f32, {std::int64_t{1} << 30});
+  const auto eight = accelera::plan_streamed_matmul(8192, 8192, 4096, DType::f32,
+                                                    std::vector<std::int64_t>(8, std::int64_t{1} << 30));
+  EXPECT_LT(one.tiles.size(), 32u);
+  EXPECT_GE(eight.tiles.size(), 32u);
+  accelera::engine::check_exact_cover(eight.tiles, 8192, 8192);
+  EXPECT_LE(eight.device_bytes, std::int64_t{1} << 30);
+  EXPECT_THROW(accelera::plan_streamed_matmul(64, 64, 64, DType::f32, {}), accelera::ValueError);
+  EXPECT_THROW(accelera::plan_streamed_matmul(4096, 4096, 4096, DType::f64, {1024}), accelera::OutOfMemoryError);
+}
+
 TEST(MultiDeviceEngine, DeviceListsAreParsedAndCheckedWithClearErrors) {
   const auto others = non_cpu_devices();
   const auto all = accelera::parse_engine_devices("all");

@@ -1,0 +1,397 @@
+"""accelera.simulate: the engine's plans and the distributed schedules replayed on models of machines that are
+not here, to predict their time.
+
+Note [Simulator]
+~~~~~~~~~~~~~~~~
+A machine is a set of device models (a GEMM rate per dtype that depends on the product's smallest extent, a
+per-call cost, host->device and device->host bandwidth and latency, one or two copy engines, the host's
+packing rate) and, between processes, a network model (bandwidth, latency). Models come from measurements
+on the machine at hand (:func:`calibrate_device`, :func:`calibrate_network`) or from stated figures
+(:func:`h100_pcie`).
+
+:func:`simulate_engine` takes the engine's own plan (:func:`plan`, the C++ planner with the given budgets)
+and replays the executor step by step: for each tile and K step the host packs the panels not already
+resident (waiting until the slot's previous upload is done), the upload engine copies them (after the last
+GEMM that read the slot), the device multiplies, and after the last K step the download engine brings the
+tile back, which the host unpacks when it reuses the output buffer (Note [Streamed execution]). Several
+devices each run such a pipeline on their own host thread and take tiles as the work-stealing scheduler
+hands them out (Note [Work stealing]), the next tile going to the device whose host thread asks first.
+Devices that compute on the host's own cores (the CPU, PoCL) share them: each runs its GEMMs at the rate
+divided by how many such devices take part.
+
+:func:`simulate_summa` replays accelera::dist's SUMMA (Note [Distributed matmul]) on the process that holds
+the most blocks: per panel, A's broadcast along the process row and B's down the column (a pipelined
+broadcast: latency x ceil(log2 P) + bytes / bandwidth), the packing, the upload of both panels when the
+rank computes on a device, and the local GEMM; nothing overlaps, as in the implementation. Ranks on one
+machine share its cores evenly.
+
+What it leaves out: the host's memory bandwidth shared by several devices' copies (unless a machine model
+caps it, ``host_bandwidth``), contention on the network beyond one link per rank, and operating-system
+noise. Validated against measurements here in ``bench/bench_simulate.py`` (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["GemmModel", "DeviceModel", "NetworkModel", "plan", "simulate_engine", "simulate_summa",
+           "calibrate_device", "calibrate_rank_gemm", "calibrate_network", "h100_pcie", "infiniband_ndr200"]
+
+
+@dataclasses.dataclass(frozen=True)
+class GemmModel:
+    """A product of m x k by k x n takes call_seconds + 2mnk / rate(s), s its smallest extent. Measured
+    models carry their rates at measured extents (``table``: (extent, FLOP/s) pairs, interpolated in
+    log(extent), flat beyond the ends); stated ones use rate(s) = peak x s / (s + half_edge)."""
+
+    peak: float          # FLOP/s
+    half_edge: float     # the smallest extent at which the rate is half of peak
+    call_seconds: float  # fixed cost of one call
+    table: tuple = ()
+
+    def rate(self, s: int) -> float:
+        if self.table:
+            edges = np.log([e for e, _ in self.table])
+            return float(np.interp(math.log(s), edges, [r for _, r in self.table]))
+        return self.peak * s / (s + self.half_edge)
+
+    def seconds(self, m: int, n: int, k: int, share: float = 1.0) -> float:
+        if m * n * k == 0:
+            return 0.0
+        return self.call_seconds + 2.0 * m * n * k / (self.rate(min(m, n, k)) * share)
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceModel:
+    name: str
+    gemm: dict                    # dtype name -> GemmModel
+    upload: float = 0.0           # bytes/s host -> device; 0: no bus (the CPU device)
+    download: float = 0.0         # bytes/s device -> host
+    latency: float = 0.0          # seconds per copy
+    pack: float = 5e9             # bytes/s the host packs panels into staging and unpacks tiles
+    copy_engines: int = 2         # 1: uploads and downloads share one engine
+    shares_host: bool = False     # computes on the host's cores (the CPU device, PoCL)
+    memory: int = 0               # bytes the engine may use on it
+
+    @property
+    def has_bus(self) -> bool:
+        return self.upload > 0
+
+
+@dataclasses.dataclass(frozen=True)
+class NetworkModel:
+    bandwidth: float  # bytes/s per rank's link
+    latency: float    # seconds per message
+
+
+def plan(m: int, n: int, k: int, dtype: str, budgets, strategy: str = "adaptive") -> dict:
+    """The engine's plan for devices with these budgets (bytes): accelera's own planner, no device needed."""
+    return _core._plan_streamed_matmul(int(m), int(n), int(k), np.dtype(dtype).name, [int(b) for b in budgets],
+                                       strategy)
+
+
+# ---- the out-of-core engine -------------------------------------------------------------------------------
+
+class _Pipeline:
+    """One device's executor timeline (Note [Streamed execution]): host thread, copy engines, compute."""
+
+    def __init__(self, model: DeviceModel, gemm: GemmModel, itemsize: int, share: float):
+        self.model, self.gemm, self.e, self.share = model, gemm, itemsize, share
+        self.host = self.up = self.down = self.compute = 0.0
+        self.slots = {"a": [dict(key=None, uploaded=0.0, read=0.0, used=-1) for _ in range(2)],
+                      "b": [dict(key=None, uploaded=0.0, read=0.0, used=-1) for _ in range(2)]}
+        self.out = [dict(pending=None, done=0.0) for _ in range(2)]
+        self.taken = self.step = self.tiles = 0
+        self.busy = 0.0
+        self.bytes_in = 0
+
+    def _copy(self, engine: str, ready: float, nbytes: int, bandwidth: float) -> float:
+        if self.model.copy_engines == 1:
+            engine = "up"
+        start = max(getattr(self, engine), ready)
+        end = start + self.model.latency + nbytes / bandwidth
+        setattr(self, engine, end)
+        return end
+
+    def _load(self, which: str, key, rows: int, cols: int) -> dict:
+        slots = self.slots[which]
+        for slot in slots:
+            if slot["key"] == key:
+                slot["used"] = self.step
+                return slot
+        slot = min(slots, key=lambda s: s["used"])
+        nbytes = rows * cols * self.e
+        if self.model.has_bus:
+            self.host = max(self.host, slot["uploaded"]) + nbytes / self.model.pack
+            slot["uploaded"] = self._copy("up", max(self.host, slot["read"]), nbytes, self.model.upload)
+            self.bytes_in += nbytes
+        else:
+            self.host += nbytes / self.model.pack
+            slot["uploaded"] = self.host
+        slot["key"], slot["used"] = key, self.step
+        return slot
+
+    def _finish(self, slot: dict) -> None:
+        rows, cols = slot["pending"]
+        self.host = max(self.host, slot["done"]) + rows * cols * self.e / self.model.pack
+        slot["pending"] = None
+
+    def run_tile(self, tile, k: int, tile_k: int) -> None:
+        row0, rows, col0, cols = tile
+        start = self.host
+        out = self.out[self.taken % 2]
+        self.taken += 1
+        if out["pending"] is not None:
+            self._finish(out)
+        computed = self.host
+        for k0 in range(0, k, tile_k):
+            kk = min(tile_k, k - k0)
+            a = self._load("a", (row0, rows, k0, kk), rows, kk)
+            b = self._load("b", (k0, kk, col0, cols), kk, cols)
+            seconds = self.gemm.seconds(rows, cols, kk, self.share)
+            if self.model.has_bus:
+                begin = max(self.compute, a["uploaded"], b["uploaded"], self.host)
+                self.compute = begin + seconds
+            else:  # the CPU device multiplies on the host thread itself
+                begin = max(self.host, a["uploaded"], b["uploaded"])
+                self.compute = self.host = begin + seconds
+            a["read"] = b["read"] = computed = self.compute
+            self.step += 1
+        if self.model.has_bus:
+            out["done"] = self._copy("down", computed, rows * cols * self.e, self.model.download)
+            out["pending"] = (rows, cols)
+        else:
+            self.host += rows * cols * self.e / self.model.pack
+        self.tiles += 1
+        self.busy += max(self.host, self.compute) - start
+
+    def drain(self) -> float:
+        for slot in sorted((s for s in self.out if s["pending"] is not None), key=lambda s: s["done"]):
+            self._finish(slot)
+        return max(self.host, self.compute, self.up, self.down)
+
+
+class _Scheduler:
+    """Note [Work stealing]: contiguous runs, the back half of the longest run stolen when one is empty."""
+
+    def __init__(self, tiles: int, devices: int):
+        self.runs, start = [], 0
+        for d in range(devices):
+            count = tiles // devices + (1 if d < tiles % devices else 0)
+            self.runs.append(list(range(start, start + count)))
+            start += count
+
+    def take(self, d: int):
+        if not self.runs[d]:
+            victim = max(self.runs, key=len)
+            if not victim:
+                return None
+            half = (len(victim) + 1) // 2
+            self.runs[d] = victim[len(victim) - half:]
+            del victim[len(victim) - half:]
+        return self.runs[d].pop(0)
+
+
+def simulate_engine(m: int, n: int, k: int, dtype: str, devices, strategy: str = "adaptive") -> dict:
+    """Predicted seconds of MatrixEngine.matmul of host operands over ``devices`` (DeviceModel s, each with its
+    ``memory`` as budget), with the tiles each device takes. Products that fit one device's budget run in core
+    (operands up, one GEMM, result down)."""
+    devices = list(devices)
+    e = np.dtype(dtype).itemsize
+    if len(devices) == 1 and (m * k + k * n + m * n) * e <= devices[0].memory:
+        d = devices[0]
+        g = d.gemm[np.dtype(dtype).name].seconds(m, n, k)
+        copies = ((m * k + k * n) * e / d.upload + m * n * e / d.download + 3 * d.latency) if d.has_bus else 0.0
+        return {"seconds": g + copies, "tiles": [1], "plan": None, "in_core": True}
+    p = plan(m, n, k, dtype, [d.memory for d in devices], strategy)
+    tiles, tile_k = p["tiles"], p["tile_shape"][2]
+    shared = sum(1 for d in devices if d.shares_host)
+    pipes = [_Pipeline(d, d.gemm[np.dtype(dtype).name], e, 1.0 / shared if d.shares_host and shared > 1 else 1.0)
+             for d in devices]
+    scheduler = _Scheduler(len(tiles), len(devices))
+    active = set(range(len(devices)))
+    while active:
+        d = min(active, key=lambda i: pipes[i].host)
+        t = scheduler.take(d)
+        if t is None:
+            active.discard(d)
+            continue
+        pipes[d].run_tile(tiles[t], k, tile_k)
+    end = max(pipe.drain() for pipe in pipes)
+    return {"seconds": end, "tiles": [pipe.tiles for pipe in pipes], "busy": [pipe.busy for pipe in pipes],
+            "plan": p, "in_core": False}
+
+
+# ---- accelera::dist -------------------------------------------------------------------------------------
+
+def _local_extent(n: int, nb: int, iproc: int, nprocs: int) -> int:
+    blocks, extent = n // nb, (n // nb // nprocs) * nb
+    extra = blocks % nprocs
+    if iproc < extra:
+        extent += nb
+    elif iproc == extra:
+        extent += n % nb
+    return extent
+
+
+def _broadcast(nbytes: float, procs: int, network: NetworkModel) -> float:
+    if procs <= 1:
+        return 0.0
+    return math.ceil(math.log2(procs)) * network.latency + nbytes / network.bandwidth
+
+
+def simulate_summa(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int, device: DeviceModel,
+                   network: NetworkModel, block: int = 64, panel_width: int = 256, share: float = 1.0,
+                   c_resident: bool = True) -> dict:
+    """Predicted seconds of accelera::dist::gemm for an m x n x k product on an nprow x npcol grid with
+    block x block blocks, each rank computing on ``device`` at ``share`` of its GEMM rate (ranks that
+    oversubscribe one host's cores get less than all of it)."""
+    e = np.dtype(dtype).itemsize
+    gemm = device.gemm[np.dtype(dtype).name]
+    mloc, nloc = _local_extent(m, block, 0, nprow), _local_extent(n, block, 0, npcol)
+    group = max(1, panel_width // block)
+    width_max = min(k, group * block)
+    total = bcast = compute = 0.0
+    for first in range(0, k, width_max):
+        w = min(width_max, k - first)
+        a_bytes, b_bytes = mloc * w * e, w * nloc * e
+        blocks = math.ceil(w / block)
+        t_b = sum(_broadcast(a_bytes / blocks, npcol, network) + _broadcast(b_bytes / blocks, nprow, network)
+                  for _ in range(blocks))
+        t_c = (a_bytes + 2 * b_bytes) / device.pack + gemm.seconds(mloc, nloc, w, share)
+        if device.has_bus:
+            t_c += (a_bytes + b_bytes) / device.upload + 2 * device.latency
+        bcast += t_b
+        compute += t_c
+        total += t_b + t_c
+    if device.has_bus and c_resident:
+        total += 2 * mloc * nloc * e / device.upload
+    return {"seconds": total, "broadcast_seconds": bcast, "compute_seconds": compute,
+            "local_shape": (mloc, nloc)}
+
+
+# ---- models ---------------------------------------------------------------------------------------------
+
+def _median_seconds(f, repeat: int) -> float:
+    f()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def _fit_gemm(device: str, dtypes, edges, repeat: int) -> dict:
+    """GemmModel per dtype from square products on ``device`` (median of ``repeat``), as a table of rates."""
+    import accelera as ac
+
+    gemms = {}
+    for dt in dtypes:
+        points = []
+        for edge in edges:
+            a = ac.asarray(np.random.default_rng(edge).uniform(-1, 1, (edge, edge)).astype(dt), device=device)
+            points.append((edge, _median_seconds(lambda: ac.matmul(a, a).numpy()[0, 0], repeat)))
+        # The smallest product is mostly the per-call cost; the rest are rates at their extents.
+        call = min(points[0][1] * 0.5, 1e-3)
+        table = tuple((edge, 2.0 * edge ** 3 / max(s - call, 1e-9)) for edge, s in points)
+        gemms[dt] = GemmModel(peak=max(r for _, r in table), half_edge=0.0, call_seconds=call, table=table)
+    return gemms
+
+
+def calibrate_device(device: str, dtypes=("float32", "float64"), edges=(64, 128, 256, 512, 1024, 2048),
+                     repeat: int = 3) -> DeviceModel:
+    """A model of ``device`` from measurements: GEMM times on square products of each edge (fit of peak and
+    half_edge; the smallest product's time gives the per-call cost), copy rates host<->device of 64 MiB,
+    and the host's packing rate (a block of a larger matrix copied out, as panels are)."""
+    import accelera as ac
+
+    info = next(d for d in ac.devices() if d["device"] == device)
+    gemms = _fit_gemm(device, dtypes, edges, repeat)
+    host = np.random.default_rng(0).uniform(-1, 1, (4096, 4096)).astype(np.float32)
+    block = np.empty((4096, 2048), np.float32)
+    pack = 2 * block.nbytes / _median_seconds(lambda: np.copyto(block, host[:, 1024:3072]), repeat)
+    upload = download = 0.0
+    if device != "cpu":
+        on_device = ac.asarray(host, device=device)
+        upload = host.nbytes / _median_seconds(lambda: ac.asarray(host, device=device).numpy()[:1, :1], repeat)
+        download = host.nbytes / _median_seconds(lambda: on_device.numpy(), repeat)
+    return DeviceModel(name=device, gemm=gemms, upload=upload, download=download, latency=20e-6, pack=pack,
+                       copy_engines=2, shares_host=not info["is_accelerator"],
+                       memory=int(info["total_memory"] * 0.9))
+
+
+def calibrate_rank_gemm(threads: int, dtypes=("float32", "float64"), edges=(64, 128, 256, 512, 1024, 2048),
+                        blas: str = "builtin") -> dict:
+    """GemmModel s of the CPU as one MPI rank sees it: measured in a child process with ``threads`` BLAS and
+    OpenMP threads and the BLAS that C++ programs use (ACCELERA_CPU_BLAS=builtin)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, ACCELERA_CPU_BLAS=blas, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    code = ("import json\nfrom accelera import simulate as s\n"
+            f"g = s._fit_gemm('cpu', {tuple(dtypes)!r}, {tuple(edges)!r}, 3)\n"
+            "print(json.dumps({k: [v.peak, v.half_edge, v.call_seconds, v.table] for k, v in g.items()}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env,
+                         check=True).stdout
+    return {k: GemmModel(v[0], v[1], v[2], tuple(tuple(p) for p in v[3]))
+            for k, v in json.loads(out.strip().splitlines()[-1]).items()}
+
+
+def calibrate_network(sizes=(1 << 10, 1 << 16, 1 << 20, 1 << 24), ranks: int = 2) -> NetworkModel:
+    """Broadcast bandwidth and latency between ``ranks`` MPI processes on this machine (mpirun, mpi4py)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    script = (
+        "import json, time\nimport numpy as np\nfrom mpi4py import MPI\ncomm = MPI.COMM_WORLD\nout = []\n"
+        f"for size in {list(sizes)}:\n"
+        "    buf = np.ones(size // 8)\n    comm.Bcast(buf)\n    times = []\n"
+        "    for _ in range(7):\n        comm.Barrier(); start = time.perf_counter(); comm.Bcast(buf)\n"
+        "        comm.Barrier(); times.append(time.perf_counter() - start)\n"
+        "    out.append((size, sorted(times)[3]))\n"
+        "if comm.Get_rank() == 0: print(json.dumps(out))\n")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(script)
+    try:
+        proc = subprocess.run(["mpirun", "-np", str(ranks), "--oversubscribe", sys.executable, f.name],
+                              capture_output=True, text=True, timeout=300, env=env, check=True)
+    finally:
+        os.unlink(f.name)
+    points = json.loads(proc.stdout.strip().splitlines()[-1])
+    sizes_ = np.array([s for s, _ in points], dtype=float)
+    times = np.array([t for _, t in points])
+    slope, intercept = np.polyfit(sizes_, times, 1)
+    hops = math.ceil(math.log2(ranks))
+    return NetworkModel(bandwidth=1.0 / max(slope, 1e-15), latency=max(intercept / hops, 1e-7))
+
+
+def h100_pcie(count_in_host: int = 1) -> DeviceModel:
+    """An NVIDIA H100 (SXM) as the simulator's predictions assume it: float32 at 50 TFLOP/s (SIMT, TF32
+    off, as accelera's default), float64 at 55 TFLOP/s (tensor cores), 512-edge half rate; PCIe 5.0 x16 at
+    50 GB/s each way with two copy engines; 80 GB of which 72 GB for the engine; the host packs at 20 GB/s
+    per device, shared when ``count_in_host`` devices pack at once (one host: about 150 GB/s in all)."""
+    pack = min(20e9, 150e9 / count_in_host)
+    link = min(50e9, 150e9 / count_in_host)
+    return DeviceModel(name="h100", gemm={"float32": GemmModel(50e12, 512, 10e-6),
+                                          "float64": GemmModel(55e12, 512, 10e-6)},
+                       upload=link, download=link, latency=10e-6, pack=pack, copy_engines=2,
+                       shares_host=False, memory=72 * 10 ** 9)
+
+
+def infiniband_ndr200() -> NetworkModel:
+    """One 200 Gb/s InfiniBand link per node: 23 GB/s achieved, 3 microseconds per message."""
+    return NetworkModel(bandwidth=23e9, latency=3e-6)

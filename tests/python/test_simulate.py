@@ -1,0 +1,122 @@
+"""accelera.simulate (Note [Simulator]) and the plans it replays: MatrixEngine.plan and the planner with
+given budgets. The simulator's agreement with measurements is benchmarked (bench/bench_simulate.py); these
+check what must hold whatever the machine."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+import accelera as ac
+from accelera import simulate as sim
+
+
+def covers_exactly(tiles, m, n):
+    covered = np.zeros((m, n), dtype=np.int64)
+    for r0, rows, c0, cols in tiles:
+        covered[r0:r0 + rows, c0:c0 + cols] += 1
+    return bool((covered == 1).all())
+
+
+@pytest.mark.parametrize("devices", [1, 2, 3, 8])
+def test_plans_cover_c_once_and_give_every_device_several_tiles(devices):
+    # Budgets large enough for a few big tiles: with several devices the tiles shrink so that each gets 4.
+    p = sim.plan(3000, 2000, 1000, "float32", [64 << 20] * devices)
+    assert covers_exactly(p["tiles"], 3000, 2000)
+    if devices > 1:
+        assert len(p["tiles"]) >= 4 * devices
+    assert p["device_bytes"] <= 64 << 20
+
+
+def test_a_budget_too_small_for_any_tile_is_out_of_memory():
+    with pytest.raises(ac.OutOfMemoryError):
+        sim.plan(4096, 4096, 4096, "float64", [1024])
+
+
+def test_engine_plan_says_in_core_or_streamed_without_computing():
+    engine = ac.MatrixEngine(device="cpu", memory_budget="1MB", enable_progress=False)
+    small = engine.plan((64, 32), (32, 48), "float32")
+    assert small["in_core"] and small["tiles"] == [(0, 64, 0, 48)]
+    large = engine.plan((1000, 700), (700, 900), "float64")
+    assert not large["in_core"] and covers_exactly(large["tiles"], 1000, 900)
+    assert large["device_bytes"] <= 1 << 20
+    a = np.random.default_rng(0).uniform(-1, 1, (1000, 700))
+    b = np.random.default_rng(1).uniform(-1, 1, (700, 900))
+    engine.matmul(a, b)
+    assert engine.last_run["tiles"] == len(large["tiles"])
+    assert engine.last_run["tile_shape"] == large["tile_shape"]
+    with pytest.raises(ac.ShapeError):
+        engine.plan((3, 4), (5, 6))
+
+
+def cpu_like(name="d", upload=0.0, shares_host=False, memory=1 << 22):
+    return sim.DeviceModel(name=name, gemm={"float32": sim.GemmModel(1e11, 0.0, 0.0)}, upload=upload,
+                           download=upload, latency=0.0, pack=1e12, shares_host=shares_host, memory=memory)
+
+
+def test_one_device_without_a_bus_takes_its_gemm_time_plus_packing():
+    n = 1024
+    result = sim.simulate_engine(n, n, n, "float32", [cpu_like()])
+    gemm = 2.0 * n ** 3 / 1e11
+    assert gemm <= result["seconds"] <= gemm * 1.05
+    assert result["tiles"] == [len(result["plan"]["tiles"])]
+
+
+def test_independent_devices_share_the_work_and_host_sharing_ones_do_not_gain():
+    n = 2048
+    one = sim.simulate_engine(n, n, n, "float32", [cpu_like(upload=1e12)])["seconds"]
+    two = sim.simulate_engine(n, n, n, "float32", [cpu_like("a", 1e12), cpu_like("b", 1e12)])
+    assert two["seconds"] == pytest.approx(one / 2, rel=0.15)
+    assert min(two["tiles"]) > 0
+    shared = sim.simulate_engine(n, n, n, "float32", [cpu_like("a", 1e12, True), cpu_like("b", 1e12, True)])
+    assert shared["seconds"] == pytest.approx(one, rel=0.15)
+
+
+def test_a_slow_bus_bounds_the_stream():
+    n = 2048
+    fast = sim.simulate_engine(n, n, n, "float32", [cpu_like(upload=1e12)])
+    slow = sim.simulate_engine(n, n, n, "float32", [cpu_like(upload=1e8)])
+    moved = fast["plan"]["bytes_host_to_device"]
+    assert slow["seconds"] >= moved / 1e8 * 0.99
+
+
+def test_products_that_fit_run_in_core():
+    result = sim.simulate_engine(100, 100, 100, "float32", [cpu_like(memory=1 << 30)])
+    assert result["in_core"] and result["seconds"] == pytest.approx(2e6 / 1e11)
+
+
+def test_summa_on_one_process_has_no_broadcasts_and_more_processes_take_less_time():
+    device = cpu_like(memory=1 << 34)
+    network = sim.NetworkModel(bandwidth=1e10, latency=1e-6)
+    one = sim.simulate_summa(4096, 4096, 4096, "float32", 1, 1, device, network)
+    assert one["broadcast_seconds"] == 0
+    assert one["seconds"] >= 2.0 * 4096 ** 3 / 1e11
+    four = sim.simulate_summa(4096, 4096, 4096, "float32", 2, 2, device, network)
+    assert four["broadcast_seconds"] > 0 and four["seconds"] < one["seconds"]
+    assert four["local_shape"] == (2048, 2048)
+
+
+def test_local_extents_add_up_and_the_first_process_holds_the_most():
+    for n in range(0, 50):
+        for nb in (1, 3, 8):
+            for p in (1, 2, 3, 5):
+                extents = [sim._local_extent(n, nb, i, p) for i in range(p)]
+                assert sum(extents) == n and extents[0] == max(extents)
+
+
+def test_the_scheduler_steals_as_the_engine_does():
+    s = sim._Scheduler(10, 3)  # the C++ scheduler's test: runs 0-3, 4-6, 7-9
+    assert [s.take(0), s.take(1), s.take(2), s.take(2), s.take(2)] == [0, 4, 7, 8, 9]
+    assert [s.take(2), s.take(2), s.take(0), s.take(2), s.take(0), s.take(0)] == [2, 3, 1, 6, 5, None]
+
+
+def test_stated_models_say_what_they_assume():
+    gpu = sim.h100_pcie(8)
+    assert gpu.has_bus and not gpu.shares_host and gpu.upload <= 50e9
+    assert sim.h100_pcie(1).upload == 50e9
+    assert math.isclose(sim.infiniband_ndr200().bandwidth, 23e9)
+    replaced = dataclasses.replace(gpu, memory=1)
+    assert replaced.memory == 1
