@@ -6,10 +6,11 @@
 // distribution over the squarest process grid; accelera::dist::gemm multiplies them (SUMMA, each rank on its
 // node's GPU or the CPU). Rank 0 creates C as a hidden temporary beside its path (Note [Safe outputs]); every
 // rank writes its blocks of C into it at their places (pwrite, then fsync), and only when every rank says it
-// succeeded does rank 0 rename it into place. An error any rank finds before the product (a bad input, an
-// output path that cannot be created) is shared, so every rank stops with it and nothing is written. An
-// error during the product stops the job (MPI_Abort): the other ranks may be waiting on the failed one. The
-// signal it sends lets rank 0 remove its temporary (Note [Interrupted runs]); C's path is never touched.
+// succeeded does rank 0 rename it into place. An error on any rank (a bad input, an output path that cannot
+// be created, a device that fails during the product: accelera::dist fails on every rank together) is
+// shared, so every rank stops with it and nothing is written. Anything else (an error outside these agreed
+// steps) stops the job with MPI_Abort, whose signal lets rank 0 remove its temporary (Note [Interrupted
+// runs]); C's path is never touched.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -37,6 +38,12 @@ struct Job {
   int rank = 0, size = 1;
 };
 
+// An error every rank of the job throws together (agree): each stops cleanly, and one says it.
+class AgreedError : public Error {
+ public:
+  using Error::Error;
+};
+
 // One rank's message, or "" when it is fine; every rank gets the first bad rank's message.
 void agree(const Job& job, const std::string& problem) {
   int first = problem.empty() ? INT_MAX : job.rank;
@@ -46,7 +53,7 @@ void agree(const Job& job, const std::string& problem) {
   MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
   std::string text = job.rank == first ? problem : std::string(static_cast<std::size_t>(length), ' ');
   MPI_Bcast(text.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
-  throw ValueError(job.size > 1 ? fmt::format("rank {}: {}", first, text) : text);
+  throw AgreedError(job.size > 1 ? fmt::format("rank {}: {}", first, text) : text);
 }
 
 template <class F>
@@ -148,6 +155,9 @@ int run(const MatmulOptions& options, const Job& job) {
   agree(job, problem_of([&] {
     if (job.rank == 0) {
       c = MappedNpy::create(options.out, m, n, ta.dtype(), {a.get(), b.get()});
+      // The header went in through rank 0's mapping: on disk now, so that no dirty page of rank 0's can
+      // later overwrite blocks that other nodes wrote beside it (a shared file system such as NFS).
+      c->sync();
       temporary = c->temporary_path();
       data_offset = c->data_offset();
     }
@@ -172,11 +182,14 @@ int run(const MatmulOptions& options, const Job& job) {
   const std::optional<Device> device =
       options.device.empty() ? std::nullopt : std::optional<Device>(Device::parse(options.device));
   dist::GemmStats stats;
-  if (ta.dtype() == DType::f64) {
-    multiply_local<double>(g, m, n, k, la, lda, lb, ldb, lc, ldc, device, stats);
-  } else {
-    multiply_local<float>(g, m, n, k, la, lda, lb, ldb, lc, ldc, device, stats);
-  }
+  // accelera::dist::gemm fails on every rank together (Note [Distributed matmul]).
+  agree(job, problem_of([&] {
+    if (ta.dtype() == DType::f64) {
+      multiply_local<double>(g, m, n, k, la, lda, lb, ldb, lc, ldc, device, stats);
+    } else {
+      multiply_local<float>(g, m, n, k, la, lda, lb, ldb, lc, ldc, device, stats);
+    }
+  }));
   // Every rank's blocks land before rank 0 renames; a rank that cannot write stops the rename.
   agree(job, problem_of([&] { write_blocks(temporary, data_offset, lc, ldc, m, n, e, g, kBlock); }));
   if (job.rank == 0) {
@@ -210,8 +223,8 @@ int run_matmul_mpi(const MatmulOptions& options) {
   int status = 0;
   try {
     status = run(options, job);
-  } catch (const ValueError& error) {
-    // Agreed by every rank (agree): one says it, all stop; nothing was written.
+  } catch (const AgreedError& error) {
+    // Every rank has it (agree): one says it, all stop; nothing was written.
     if (job.rank == 0) std::cerr << "accelera: error: " << error.what() << "\n";
     status = 1;
   } catch (const std::exception& error) {

@@ -90,10 +90,14 @@ const std::string& MappedNpy::temporary_path() const {
   return m_output->temporary_path();
 }
 
-void MappedNpy::commit() {
-  ACC_ASSERT(m_output != nullptr, "{} is an input: it cannot be committed", m_path);
+void MappedNpy::sync() {
+  ACC_ASSERT(m_output != nullptr, "{} is an input: it cannot be written", m_path);
   ACC_CHECK(::msync(m_map, m_map_bytes, MS_SYNC) == 0, ValueError, "cannot write the output {} to disk: {}", m_path,
             std::strerror(errno));
+}
+
+void MappedNpy::commit() {
+  sync();
   m_output->commit();
 }
 

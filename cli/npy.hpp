@@ -46,6 +46,8 @@ class MappedNpy {
     return static_cast<std::size_t>(static_cast<const char*>(m_tensor.data_ptr()) - static_cast<const char*>(m_map));
   }
 
+  // Outputs: writes what was written through the mapping to the temporary, now.
+  void sync();
   // Outputs: writes the data to disk and renames the file into place (OutputFile::commit).
   void commit();
 

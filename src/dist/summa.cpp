@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <optional>
 #include <vector>
 
 #include "accelera/core/allocator.hpp"
@@ -90,18 +91,6 @@ void check_global(char transa, char transb, int m, int n, int k, int ia, int ja,
             c.nb, c.csrc, b.nb, b.csrc);
   ACC_CHECK(a.nb == b.mb, NotSupportedError,
             "gemm: A's column blocks ({}) must match B's row blocks ({}); redistribute with pdgemr2d", a.nb, b.mb);
-}
-
-// Local checks (leading dimensions against this rank's extents), agreed on by every rank: if any rank
-// fails, all throw, and none is left waiting in a broadcast.
-void agree_on_locals(const ProcessGrid& g, const std::string& problem) {
-  int rank = 0;
-  check_mpi(MPI_Comm_rank(g.comm, &rank), "MPI_Comm_rank");
-  int first_bad = problem.empty() ? INT_MAX : rank;
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, g.comm), "MPI_Allreduce");
-  if (first_bad == INT_MAX) return;
-  if (first_bad == rank) throw ValueError(fmt::format("gemm on grid rank {}: {}", rank, problem));
-  throw ValueError(fmt::format("gemm: grid rank {} found a bad argument (its error says which)", first_bad));
 }
 
 std::string local_problem(const char* name, const void* data, std::int64_t rows, std::int64_t cols, int lld) {
@@ -200,11 +189,19 @@ class Summa {
     const std::int64_t width_max = std::min<std::int64_t>(m_k, group * kb);
     // A's panel: mloc x width column-major, which is A^T row-major; B's: B^T row-major (nloc x width). Each
     // block of B arrives as stored (w x nloc, column-major) and is unpacked into B^T's columns.
-    std::vector<T> a_panel(static_cast<std::size_t>(m_mloc * width_max));
-    std::vector<T> bt_panel(static_cast<std::size_t>(width_max * m_nloc));
-    std::vector<T> b_block(static_cast<std::size_t>(std::min(kb, m_k) * m_nloc));
-    LocalProducts products(m_c, device, static_cast<std::int64_t>((a_panel.size() + bt_panel.size()) * sizeof(T)),
-                           m_stats);
+    // A failure on one rank (memory, its device) must stop every rank, or the others would wait in a
+    // broadcast forever: setup, each panel's product and the finish are agreed on (Note [Distributed matmul]).
+    std::vector<T> a_panel, bt_panel, b_block;
+    std::optional<LocalProducts> products;
+    agree<Error>(m_g.comm, failure_of([&] {
+                   a_panel.resize(static_cast<std::size_t>(m_mloc * width_max));
+                   bt_panel.resize(static_cast<std::size_t>(width_max * m_nloc));
+                   b_block.resize(static_cast<std::size_t>(std::min(kb, m_k) * m_nloc));
+                   products.emplace(m_c, device,
+                                    static_cast<std::int64_t>((a_panel.size() + bt_panel.size()) * sizeof(T)),
+                                    m_stats);
+                 }),
+                 "gemm");
     MPI_Comm row = split(m_g.myrow, m_g.mycol), col = split(m_g.mycol, m_g.myrow);
     const auto row_owner = owned_comm(row), col_owner = owned_comm(col);
     const DType dt = dtype_of<T>();
@@ -223,12 +220,15 @@ class Summa {
       const auto start = Clock::now();
       const Tensor at = Tensor::from_blob(a_panel.data(), Shape({width, m_mloc}), {m_mloc, 1}, dt, Device::cpu(), [] {});
       const Tensor bt = Tensor::from_blob(bt_panel.data(), Shape({m_nloc, width}), {width, 1}, dt, Device::cpu(), [] {});
-      if (m_mloc > 0 && m_nloc > 0) products.add(at, bt);
+      agree<Error>(m_g.comm, failure_of([&] {
+                     if (m_mloc > 0 && m_nloc > 0) products->add(at, bt);
+                   }),
+                   "gemm");
       m_stats.compute_seconds += since(start);
       ++m_stats.panels;
     }
     const auto start = Clock::now();
-    products.finish();
+    agree<Error>(m_g.comm, failure_of([&] { products->finish(); }), "gemm");
     m_stats.compute_seconds += since(start);
   }
 
@@ -268,8 +268,7 @@ class Summa {
   }
 
   void broadcast(T* data, std::int64_t count, int root, MPI_Comm comm) {
-    ACC_CHECK(count <= INT_MAX, NotSupportedError,
-              "gemm: a panel of {} elements is beyond MPI's int counts; use smaller blocks", count);
+    ACC_ASSERT(count <= INT_MAX, "broadcast counts are checked before any data moves");
     const auto start = Clock::now();
     check_mpi(MPI_Bcast(data, static_cast<int>(count), mpi_type<T>(), root, comm), "MPI_Bcast");
     m_stats.broadcast_seconds += since(start);
@@ -304,14 +303,31 @@ void gemm(const ProcessGrid& g, char transa, char transb, int m, int n, int k, T
           const Descriptor& descc, const GemmOptions& options, GemmStats* stats) {
   const auto start = Clock::now();
   check_global(transa, transb, m, n, k, ia, ja, desca, ib, jb, descb, ic, jc, descc);
+  for (const Descriptor* d : {&desca, &descb, &descc}) {
+    ACC_CHECK(d->rsrc >= 0 && d->rsrc < g.nprow && d->csrc >= 0 && d->csrc < g.npcol, ValueError,
+              "gemm: a descriptor starts on process ({}, {}), outside the {} x {} grid", d->rsrc, d->csrc, g.nprow,
+              g.npcol);
+  }
+  // Broadcast counts are MPI ints; the largest is a block of the process row or column holding the most.
+  const std::int64_t most_rows = local_extent(m, descc.mb, descc.rsrc, descc.rsrc, g.nprow);
+  const std::int64_t most_cols = local_extent(n, descc.nb, descc.csrc, descc.csrc, g.npcol);
+  ACC_CHECK(std::max(most_rows, most_cols) * std::int64_t{desca.nb} <= INT_MAX, NotSupportedError,
+            "gemm: a broadcast of {} x {} elements is beyond MPI's int counts; use smaller blocks",
+            std::max(most_rows, most_cols), desca.nb);
   const std::int64_t mloc = local_extent(m, descc.mb, g.myrow, descc.rsrc, g.nprow);
   const std::int64_t nloc = local_extent(n, descc.nb, g.mycol, descc.csrc, g.npcol);
   const std::int64_t ka = local_extent(k, desca.nb, g.mycol, desca.csrc, g.npcol);
   const std::int64_t kb = local_extent(k, descb.mb, g.myrow, descb.rsrc, g.nprow);
-  std::string problem = local_problem("A", a, mloc, ka, desca.lld);
-  if (problem.empty()) problem = local_problem("B", b, kb, nloc, descb.lld);
-  if (problem.empty()) problem = local_problem("C", c, mloc, nloc, descc.lld);
-  agree_on_locals(g, problem);
+  // Local checks (leading dimensions against this rank's extents), agreed on by every rank.
+  agree<ValueError>(g.comm, failure_of([&] {
+                      for (const auto& problem : {local_problem("A", a, mloc, ka, desca.lld),
+                                                  local_problem("B", b, kb, nloc, descb.lld),
+                                                  local_problem("C", c, mloc, nloc, descc.lld)}) {
+                        ACC_CHECK(problem.empty(), ValueError, "gemm on grid rank {}: {}",
+                                  g.myrow * g.npcol + g.mycol, problem);
+                      }
+                    }),
+                    "gemm");
   GemmStats local;
   scale_local(c, mloc, nloc, descc.lld, beta);
   if (m > 0 && n > 0 && k > 0 && alpha != T(0)) {

@@ -11,6 +11,7 @@
 // cancellation). A device holding tiles is never waiting, so the wait cannot deadlock.
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <optional>

@@ -214,10 +214,46 @@ TEST(Dist, BadArgumentsGiveEveryRankTheSameError) {
     ADD_FAILURE() << "no error";
   } catch (const accelera::ValueError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find(rank == world_size() - 1 ? "leading dimension 0" : "found a bad argument"),
-              std::string::npos)
-        << what;
+    EXPECT_NE(what.find("leading dimension 0"), std::string::npos) << what;
+    if (rank != world_size() - 1) EXPECT_NE(what.find("failed, so every rank stops"), std::string::npos) << what;
   }
+  // A descriptor starting off the grid is every rank's error.
+  Descriptor off_grid = d;
+  off_grid.csrc = world_size();
+  EXPECT_THROW(accelera::dist::gemm<double>('N', 'N', 8, 8, 8, 1.0, a.data(), 1, 1, off_grid, b.data(), 1, 1, d, 0.0,
+                                            c.data(), 1, 1, d),
+               accelera::ValueError);
+}
+
+TEST(Dist, AFailureOnOneRankDuringTheProductStopsEveryRank) {
+  // The last rank's device runs out of memory as the product starts (its C cannot go up); the others must
+  // not wait for it in a broadcast.
+  const auto others = accelera::devices();
+  auto device = accelera::Device::cpu();
+  for (const auto& info : others) {
+    if (!info.device.is_cpu()) device = info.device;
+  }
+  if (device.is_cpu()) GTEST_SKIP() << "needs a GPU or OpenCL device: the CPU's allocator serves every host tensor";
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const bool failing = rank == world_size() - 1;
+  BlacsGrid g(1, world_size());
+  std::vector<double> a(64 * 64, 1.0), b(64 * 64, 1.0), c(64 * 64, 0.0);
+  const Descriptor d{1, g.context, 64, 64, 8, 8, 0, 0, 64};
+  accelera::dist::GemmOptions options;
+  options.device = device;
+  if (failing) accelera::allocator_for(device).fail_nth_allocation(1);
+  try {
+    accelera::dist::gemm<double>('N', 'N', 64, 64 / world_size() * world_size(), 64, 1.0, a.data(), 1, 1, d,
+                                 b.data(), 1, 1, d, 0.0, c.data(), 1, 1, d, options);
+    ADD_FAILURE() << "no error on rank " << rank;
+  } catch (const accelera::OutOfMemoryError& e) {
+    EXPECT_TRUE(failing) << e.what();
+  } catch (const accelera::Error& e) {
+    EXPECT_FALSE(failing) << e.what();
+    EXPECT_NE(std::string(e.what()).find("failed, so every rank stops"), std::string::npos) << e.what();
+  }
+  accelera::allocator_for(device).fail_nth_allocation(0);
 }
 
 TEST(Dist, EachRankComputesOnTheDeviceAsked) {
