@@ -224,7 +224,7 @@ phase_build() {
   local rc=0 t
   t=$(date +%s)
   run "$(remaining)" cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DACCELERA_BUILD_TESTS=ON -DACCELERA_BUILD_CLI=ON -DACCELERA_CUDA=ON -DACCELERA_OPENCL=$OPENCL \
+    -DACCELERA_BUILD_TESTS=ON -DACCELERA_BUILD_CLI=ON -DACCELERA_CUDA=ON -DACCELERA_OPENCL=$OPENCL -DACCELERA_MPI=OFF \
     -DCMAKE_CXX_COMPILER="$CXX_BIN" -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DPKG_CONFIG_EXECUTABLE="$PKGCONF" || rc=$?
   [ $rc -ne 0 ] || run "$(remaining)" cmake --build "$BUILD" -j "$JOBS" || rc=$?
   local t_cmake=$(($(date +%s) - t))

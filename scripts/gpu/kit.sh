@@ -22,8 +22,11 @@ GPU_KIT_PREFIX=$GPU_KIT_WORK/root   # the packages' /usr lands in $GPU_KIT_PREFI
 
 # The Debian packages of the kit: scripts/install-deps.sh's APT_PACKAGES (read from there, so that a library
 # added to the build's dependencies joins the kit), less what the GPU machine has or does not need, plus
-# gmock (gtest's CMake package refers to it), Google Highway and pkg-config.
-GPU_KIT_NOT_NEEDED=(g++ cmake ninja-build ccache pkg-config git pocl-opencl-icd)
+# gmock (gtest's CMake package refers to it), Google Highway and pkg-config. MPI and ScaLAPACK stay out: the
+# one-GPU machine checks the GPU (check.sh builds with ACCELERA_MPI off), and with their dependencies they
+# would not fit the 64 MiB that travels to it.
+GPU_KIT_NOT_NEEDED=(g++ cmake ninja-build ccache pkg-config git pocl-opencl-icd openmpi-bin libopenmpi-dev
+                    libscalapack-openmpi-dev)
 GPU_KIT_EXTRA=(libgmock-dev libhwy-dev pkgconf)
 
 gpu_kit_packages() {  # prints the kit's top-level packages, one a line
