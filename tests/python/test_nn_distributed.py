@@ -191,6 +191,13 @@ MPI_CHILD = textwrap.dedent("""
               "accuracy": h2.train_metrics["accuracy"],
               "weights": max(float(np.max(np.abs(w1[k].numpy() - w2[k].numpy()) /
                                           np.maximum(np.abs(w1[k].numpy()), 1e-12))) for k in w1)}
+    # Batch norm's running statistics come from each rank's shard; rank 0's are every rank's after each step.
+    normed = (Network.with_input_size(12).add_layer(LayerBuilder.dense(8).activation(Activation.ReLU))
+              .add_layer(LayerBuilder.batch_norm()).add_layer(LayerBuilder.dense(3).activation(Activation.Softmax))
+              .loss(Loss.CategoricalCrossEntropy).dtype("float64").build("cpu"))
+    DistributedTraining(DEVICES, comm=comm).train(normed, x, y, TrainingConfig(batch_size=40, max_epochs=2,
+                                                                                 verbose=False))
+    report["state"] = {k: v.numpy().tolist() for k, v in normed.state_dict().items()}
     reports = comm.gather(report)
     if comm.Get_rank() == 0:
         print(json.dumps(reports))
@@ -231,3 +238,6 @@ def test_two_mpi_ranks_follow_one_device_within_1e_5(devices, tmp_path):
         assert r["weights"] <= 1e-5
     # Every rank reports the whole batch's figures.
     assert reports[0]["two"] == reports[1]["two"] and reports[0]["accuracy"] == reports[1]["accuracy"]
+    # ... and holds the same network, batch norm's running statistics included.
+    assert any("running" in k for k in reports[0]["state"])
+    assert reports[0]["state"] == reports[1]["state"]

@@ -22,8 +22,10 @@ of each batch: the batch is split into (ranks x devices) shards, rank r taking t
 local sum, one Allreduce of all gradients (in one host buffer) gives every rank the batch's full gradient,
 and every rank takes the same optimizer step from it. Rank 0's initial weights are broadcast first, so all
 ranks start alike; they stay alike as long as their devices round alike (ranks on different kinds of device
-may drift apart by rounding, as with PyTorch's DistributedDataParallel). Every rank passes the same x and y
-(the usual SPMD program) and gets the same History.
+may drift apart by rounding, as with PyTorch's DistributedDataParallel). Buffers (batch norm's running
+statistics, which each rank gathers from its own shard) are rank 0's, broadcast after every step, as
+DistributedDataParallel does. Every rank passes the same x and y (the usual SPMD program) and gets the same
+History.
 """
 
 from __future__ import annotations
@@ -137,6 +139,10 @@ class _Replicas:
         if self.comm is not None:
             self._allreduce_gradients()
         update()
+        if self.comm is not None:
+            # Batch norm's running statistics come from each rank's own shard: rank 0's hold for all, so that
+            # every rank evaluates and saves the same network.
+            self._broadcast_weights(buffers_only=True)
         for shard in self.shards[1:]:
             shard.network.load_state_dict(self.master.state_dict())
         if loss_sum is None:  # this rank had no rows of a batch smaller than the shards
@@ -175,9 +181,14 @@ class _Replicas:
             p.grad = asarray(flat[at:at + piece.size].reshape(piece.shape), device=self.master.device)
             at += piece.size
 
-    def _broadcast_weights(self) -> None:
+    def _broadcast_weights(self, buffers_only: bool = False) -> None:
+        """Rank 0's weights and buffers (or its buffers alone) on every rank."""
+        buffers = {name for name, _ in self.master.model.named_buffers()}
         state = {name: t.numpy() for name, t in self.master.state_dict().items()}
-        for name in sorted(state):
+        shared = sorted(name for name in state if name in buffers or not buffers_only)
+        if not shared:
+            return
+        for name in shared:
             array = np.array(state[name], copy=True, order="C")
             self.comm.Bcast(array, root=0)
             state[name] = array
