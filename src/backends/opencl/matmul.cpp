@@ -38,12 +38,24 @@ GemmOperand operand(const Tensor& matrix) {
 // 8-wide vectors at 88 GFLOP/s in the same run. They are installed once per PoCL CPU device, for single
 // precision, before its first GEMM, with the indirect (tuned) kernel used from 128^3 up; other devices keep
 // CLBlast's own database.
+void tune_gemm_once(ClDevice& d);
+
+// CLBlast keeps process-wide state (its parameter database and the overrides below) that it does not guard
+// against threads: a GEMM on one device while another device's parameters are overridden corrupted it (a
+// std::bad_alloc with two PoCL devices). Every call into CLBlast takes this lock; a call only compiles (once
+// per kernel) and enqueues, so devices still compute at once.
+std::mutex& clblast_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 void tune_gemm_once(ClDevice& d) {
   std::call_once(d.gemm_tuning, [&] {
     if (d.platform_name != "Portable Computing Language" || d.is_accelerator) return;
     const std::unordered_map<std::string, std::size_t> xgemm = {
         {"GEMMK", 0}, {"KREG", 1},  {"KWG", 16},   {"KWI", 2},   {"MDIMA", 8}, {"MDIMC", 8}, {"MWG", 128}, {"NDIMB", 8},
         {"NDIMC", 8}, {"NWG", 128}, {"SA", 0},     {"SB", 0},    {"STRM", 0},  {"STRN", 0},  {"VWM", 8},   {"VWN", 8}};
+    const std::lock_guard lock(clblast_mutex());
     auto status = clblast::OverrideParameters(d.id, "Xgemm", clblast::Precision::kSingle, xgemm);
     // CLBlast sends GEMMs below a size threshold to its direct kernel, which these parameters do not tune
     // (the engine's tiles, e.g. 1366x1024x256, ran there at 14 GFLOP/s): from 128^3 on, use the tuned one.
@@ -67,6 +79,7 @@ template <typename T>
 void gemm(ClDevice& d, const GemmOperand& a, const GemmOperand& b, const Tensor& c, std::size_t m, std::size_t n,
           std::size_t k, T beta) {
   cl_command_queue queue = d.compute();
+  const std::lock_guard lock(clblast_mutex());
   const auto status = clblast::Gemm<T>(
       clblast::Layout::kRowMajor, a.trans, b.trans, m, n, k, T{1}, buffer_of(a.matrix),
       static_cast<std::size_t>(a.matrix.offset()), a.ld, buffer_of(b.matrix), static_cast<std::size_t>(b.matrix.offset()),
