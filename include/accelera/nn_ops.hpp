@@ -91,6 +91,20 @@ ACC_API Tensor im2col(const Tensor& x, const ConvWindow& window, double pad_valu
 // (rows, columns). Deterministic: every element sums its entries in one fixed order.
 ACC_API Tensor col2im(const Tensor& patches, const Shape& image_shape, const ConvWindow& window);
 
+// The cross-correlation (every deep-learning library's "convolution") of x (N, C_in, *spatial) with weight
+// (C_out, C_in, *kernel) over 1 to 3 spatial axes, plus bias (C_out,) when it is defined: (N, C_out, *out).
+// window.kernel may be left empty (weight's trailing axes are the kernel) or must equal them. A device
+// with a direct convolution kernel runs it (the CPU: oneDNN, float32; accelera info --ops lists where);
+// elsewhere conv is im2col and one GEMM per image. Any floating dtype x has on the device.
+ACC_API Tensor conv(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvWindow& window);
+// The gradients of conv given grad (N, C_out, *out): of x when input_grad (the first layer's data needs
+// none), of weight, and of bias when bias_grad; the others are left undefined.
+struct ConvGrads {
+  Tensor input, weight, bias;
+};
+ACC_API ConvGrads conv_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const ConvWindow& window,
+                                bool input_grad = true, bool bias_grad = true);
+
 // Max pooling of x (N, C, *spatial): values (N, C, *out) hold the maximum of each window, indices (int64,
 // the same shape) the flat position within its image plane (row-major over the spatial axes, as PyTorch's
 // return_indices) of the first maximum in the window's row-major order. A NaN is the maximum (the first

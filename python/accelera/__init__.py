@@ -48,6 +48,8 @@ from ._nn import (
     attention_backward,
     bias_gelu,
     col2im,
+    conv,
+    conv_backward,
     gelu,
     gelu_backward,
     im2col,
@@ -172,7 +174,7 @@ __all__ = [
     "memory_stats", "multiply", "negative", "ones", "op_table", "relu", "set_allow_tf32", "set_log_level",
     "set_memory_budget", "sigmoid", "sqrt", "square", "subtract", "sum", "supports", "tanh", "use_cpu_blas", "zeros",
     # fused neural-network ops
-    "attention", "attention_backward", "backends", "bias_gelu", "col2im", "gelu", "gelu_backward", "im2col", "layer_norm",
+    "attention", "attention_backward", "backends", "bias_gelu", "col2im", "conv", "conv_backward", "gelu", "gelu_backward", "im2col", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "max_pool", "max_pool_backward", "softmax", "softmax_backward",
     # reductions and statistics
     "all", "any", "argmax", "argmin", "count_nonzero", "cumulative_prod", "cumulative_sum", "diff", "min", "nonzero", "prod", "std", "var",

@@ -180,6 +180,32 @@ def col2im(patches, image_shape, kernel_size, stride=1, padding=0, dilation=1) -
                         _window_values(padding, "padding"), _window_values(dilation, "dilation"))
 
 
+def conv(x, weight, bias=None, stride=1, padding=0, dilation=1) -> Tensor:
+    """The cross-correlation (every deep-learning library's "convolution") of x (N, C_in, *spatial) with
+    weight (C_out, C_in, *kernel) over 1, 2 or 3 spatial axes, plus bias (C_out,) when given: (N, C_out,
+    *out) with ``out = (in + 2 padding - dilation (k - 1) - 1) // stride + 1`` per axis. ``stride``,
+    ``padding`` (zeros) and ``dilation``: an int or one int per spatial axis. Differentiable.
+
+    A device with a direct convolution runs it (the CPU: oneDNN in float32, the half formats computed in
+    float32; ``accelera.supports(device, "conv", dtype)`` says where); elsewhere the convolution is im2col
+    and one GEMM per image."""
+    x, weight, bias = _operands(x, weight, bias, optional=1)
+    axes = weight.ndim - 2
+    return _core.conv(x, weight, bias, _window_values(stride, "stride", axes), _window_values(padding, "padding", axes),
+                      _window_values(dilation, "dilation", axes))
+
+
+def conv_backward(grad, x, weight, stride=1, padding=0, dilation=1, input_grad: bool = True,
+                  bias_grad: bool = True):
+    """The gradients of :func:`conv` given ``grad`` (N, C_out, *out): ``(dx, dweight, dbias)``, with dx None
+    unless ``input_grad`` (the first layer's data needs none) and dbias None unless ``bias_grad``."""
+    grad, x, weight = _operands(grad, x, weight)
+    axes = weight.ndim - 2
+    return _core.conv_backward(grad, x, weight, _window_values(stride, "stride", axes),
+                               _window_values(padding, "padding", axes), _window_values(dilation, "dilation", axes),
+                               flag(input_grad, "input_grad"), flag(bias_grad, "bias_grad"))
+
+
 def max_pool(x, kernel_size, stride=None, padding=0, dilation=1):
     """Max pooling over the 1, 2 or 3 spatial axes of x (N, C, *spatial): ``(values, indices)``, both
     (N, C, *out). ``indices`` (int64) are flat positions within each image plane (row-major over the

@@ -160,6 +160,25 @@ void bind_nn(nb::module_& m) {
       nb::arg("patches"), nb::arg("image_shape"), nb::arg("kernel"), nb::arg("stride"), nb::arg("padding"),
       nb::arg("dilation"), release);
   m.def(
+      "conv",
+      [](const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias, const std::vector<std::int64_t>& stride,
+         const std::vector<std::int64_t>& padding, const std::vector<std::int64_t>& dilation) {
+        return conv(x, weight, bias.value_or(Tensor()), ConvWindow{{}, stride, padding, dilation});
+      },
+      nb::arg("x"), nb::arg("weight"), nb::arg("bias").none(), nb::arg("stride"), nb::arg("padding"),
+      nb::arg("dilation"), release);
+  m.def(
+      "conv_backward",
+      [](const Tensor& grad, const Tensor& x, const Tensor& weight, const std::vector<std::int64_t>& stride,
+         const std::vector<std::int64_t>& padding, const std::vector<std::int64_t>& dilation, bool input_grad,
+         bool bias_grad) {
+        auto r = conv_backward(grad, x, weight, ConvWindow{{}, stride, padding, dilation}, input_grad, bias_grad);
+        auto optional = [](const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; };
+        return std::make_tuple(optional(r.input), r.weight, optional(r.bias));
+      },
+      nb::arg("grad"), nb::arg("x"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"), nb::arg("dilation"),
+      nb::arg("input_grad"), nb::arg("bias_grad"), release);
+  m.def(
       "max_pool",
       [](const Tensor& x, const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
          const std::vector<std::int64_t>& padding, const std::vector<std::int64_t>& dilation) {

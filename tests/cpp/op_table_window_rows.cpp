@@ -1,4 +1,5 @@
-// Rows of the op test table for the sliding-window ops im2col, col2im, max_pool and max_pool_backward
+// Rows of the op test table for the sliding-window ops im2col, col2im, max_pool, max_pool_backward, conv and
+// conv_backward
 // (Note [Op test table] in op_table.hpp). The float64 references index the image directly; col2im's and
 // max_pool_backward's references are checked as the vector-Jacobian products of the forward references.
 #include <algorithm>
@@ -328,8 +329,169 @@ Row max_pool_backward_row() {
           }};
 }
 
+// ---- convolution ---------------------------------------------------------------------------------------
+
+// A convolution of a window case: C_out output channels, and the patch sources that tie every output to
+// the inputs it reads (the reference is the patch matrix times the weight, in float64).
+struct ConvCase {
+  WindowCase wc;
+  std::int64_t out_channels;
+  std::vector<std::int64_t> sources;  // (N * P, C * K) flat image indices, -1 in the padding
+  std::int64_t positions, cols;
+
+  explicit ConvCase(const WindowCase& c, std::int64_t c_out)
+      : wc(c), out_channels(c_out), sources(patch_sources(c)), positions(product(axes_of(c).out)),
+        cols(c.image[1] * product(c.window.kernel)) {}
+  Shape weight_shape() const {
+    std::vector<std::int64_t> dims{out_channels, wc.image[1]};
+    dims.insert(dims.end(), wc.window.kernel.begin(), wc.window.kernel.end());
+    return Shape(dims);
+  }
+  Shape out_shape() const {
+    std::vector<std::int64_t> dims{wc.image[0], out_channels};
+    const Axes a = axes_of(wc);
+    dims.insert(dims.end(), a.out.begin(), a.out.end());
+    return Shape(dims);
+  }
+  // The image value read by patch entry (row, k), 0 in the padding.
+  double read(const Floats& x, std::int64_t row, std::int64_t k) const {
+    const auto s = sources[static_cast<std::size_t>(row * cols + k)];
+    return s < 0 ? 0.0 : x[static_cast<std::size_t>(s)];
+  }
+  // y (N, C_out, P) and its magnitude sum |w| |x| + |b|.
+  std::pair<Floats, Floats> forward(const Floats& x, const Floats& w, const Floats& b) const {
+    const std::int64_t n_images = wc.image[0];
+    Floats y, mag;
+    for (std::int64_t n = 0; n < n_images; ++n) {
+      for (std::int64_t o = 0; o < out_channels; ++o) {
+        for (std::int64_t p = 0; p < positions; ++p) {
+          double acc = b[static_cast<std::size_t>(o)], m = std::fabs(acc);
+          for (std::int64_t k = 0; k < cols; ++k) {
+            const double xv = read(x, n * positions + p, k), wv = w[static_cast<std::size_t>(o * cols + k)];
+            acc += wv * xv;
+            m += std::fabs(wv * xv);
+          }
+          y.push_back(acc);
+          mag.push_back(m);
+        }
+      }
+    }
+    return {y, mag};
+  }
+  struct Grads {
+    Floats dx, dw, db, dx_mag, dw_mag, db_mag;
+  };
+  Grads backward(const Floats& g, const Floats& x, const Floats& w) const {
+    Grads r{Floats(static_cast<std::size_t>(wc.image.numel()), 0.0), Floats(w.size(), 0.0),
+            Floats(static_cast<std::size_t>(out_channels), 0.0), {}, {}, {}};
+    r.dx_mag = r.dx;
+    r.dw_mag = r.dw;
+    r.db_mag = r.db;
+    for (std::int64_t n = 0; n < wc.image[0]; ++n) {
+      for (std::int64_t o = 0; o < out_channels; ++o) {
+        for (std::int64_t p = 0; p < positions; ++p) {
+          const double gv = g[static_cast<std::size_t>((n * out_channels + o) * positions + p)];
+          r.db[static_cast<std::size_t>(o)] += gv;
+          r.db_mag[static_cast<std::size_t>(o)] += std::fabs(gv);
+          const std::int64_t row = n * positions + p;
+          for (std::int64_t k = 0; k < cols; ++k) {
+            const auto wk = static_cast<std::size_t>(o * cols + k);
+            r.dw[wk] += gv * read(x, row, k);
+            r.dw_mag[wk] += std::fabs(gv * read(x, row, k));
+            const auto s = sources[static_cast<std::size_t>(row * cols + k)];
+            if (s < 0) continue;
+            r.dx[static_cast<std::size_t>(s)] += gv * w[wk];
+            r.dx_mag[static_cast<std::size_t>(s)] += std::fabs(gv * w[wk]);
+          }
+        }
+      }
+    }
+    return r;
+  }
+};
+
+// Every window case, with 1 output channel for the single-pixel cases and 3 or 5 otherwise.
+std::vector<ConvCase> conv_cases() {
+  std::vector<ConvCase> cases;
+  std::int64_t which = 0;
+  for (const WindowCase& wc : window_cases()) cases.emplace_back(wc, wc.image.numel() == 1 ? 1 : (which++ % 2 ? 5 : 3));
+  return cases;
+}
+
+Row conv_row() {
+  return {"conv", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            std::size_t which = 0;
+            for (const ConvCase& cc : conv_cases()) {
+              const View v = kWindowViews[which++ % std::size(kWindowViews)];
+              Input x = make_input(cc.wc.image, dt, v, rng);
+              Input w = contiguous_input(cc.weight_shape(), dt, rng);
+              Input b = contiguous_input(Shape{cc.out_channels}, dt, rng);
+              const auto [ref, mag] = cc.forward(values_of(x.host()), values_of(w.host()), values_of(b.host()));
+              cases.push_back({cc.wc.image.str() + " " + cc.wc.what + " " + view_name(v),
+                               {x, w, b},
+                               [win = cc.wc.window](const std::vector<Tensor>& t, const Device&) {
+                                 return std::vector<Tensor>{accelera::conv(t[0], t[1], t[2], win)};
+                               },
+                               {Ref{cc.out_shape(), ref, mag}},
+                               accumulated_tol(dt)});
+            }
+            return cases;
+          }};
+}
+
+Row conv_backward_row() {
+  return {"conv_backward", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            std::size_t which = 0;
+            for (const ConvCase& cc : conv_cases()) {
+              const View v = kWindowViews[which++ % std::size(kWindowViews)];
+              Input g = make_input(cc.out_shape(), dt, v, rng);
+              Input x = contiguous_input(cc.wc.image, dt, rng);
+              Input w = contiguous_input(cc.weight_shape(), dt, rng);
+              const Floats gv = values_of(g.host()), xv = values_of(x.host()), wv = values_of(w.host());
+              const auto r = cc.backward(gv, xv, wv);
+              // The reference is the VJP of the forward reference, in x and in the weight.
+              const Floats zero_bias(static_cast<std::size_t>(cc.out_channels), 0.0);
+              if (!xv.empty() && !gv.empty()) {
+                const std::string ex = check_vjp([&](const Floats& xs) { return cc.forward(xs, wv, zero_bias).first; },
+                                                 xv, gv, r.dx, rng);
+                EXPECT_TRUE(ex.empty()) << "conv_backward input reference " << cc.wc.what << ": " << ex;
+              }
+              if (!wv.empty() && !gv.empty()) {
+                const std::string ew = check_vjp([&](const Floats& ws) { return cc.forward(xv, ws, zero_bias).first; },
+                                                 wv, gv, r.dw, rng);
+                EXPECT_TRUE(ew.empty()) << "conv_backward weight reference " << cc.wc.what << ": " << ew;
+              }
+              // Every other case asks for no input gradient (the first layer's data): it must stay undefined.
+              const bool input_grad = which % 2 == 0;
+              std::vector<Ref> expected;
+              if (input_grad) expected.push_back(Ref{cc.wc.image, r.dx, r.dx_mag});
+              expected.push_back(Ref{cc.weight_shape(), r.dw, r.dw_mag});
+              expected.push_back(Ref{Shape{cc.out_channels}, r.db, r.db_mag});
+              cases.push_back({cc.out_shape().str() + " " + cc.wc.what + " " + view_name(v) +
+                                   (input_grad ? "" : " (no input gradient)"),
+                               {g, x, w},
+                               [win = cc.wc.window, input_grad](const std::vector<Tensor>& t, const Device&) {
+                                 const auto grads = accelera::conv_backward(t[0], t[1], t[2], win, input_grad, true);
+                                 EXPECT_EQ(grads.input.defined(), input_grad);
+                                 std::vector<Tensor> out;
+                                 if (input_grad) out.push_back(grads.input);
+                                 out.push_back(grads.weight);
+                                 out.push_back(grads.bias);
+                                 return out;
+                               },
+                               std::move(expected),
+                               accumulated_tol(dt)});
+            }
+            return cases;
+          }};
+}
+
 }  // namespace
 
-std::vector<Row> window_rows() { return {im2col_row(), col2im_row(), max_pool_row(), max_pool_backward_row()}; }
+std::vector<Row> window_rows() {
+  return {im2col_row(), col2im_row(), max_pool_row(), max_pool_backward_row(), conv_row(), conv_backward_row()};
+}
 
 }  // namespace acc_test::op_table

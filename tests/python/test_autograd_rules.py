@@ -119,6 +119,8 @@ CASES = {
                                                                          rand(1, 2, 5, 4)]),
     "im2col": (lambda x: acc.im2col(x, (3, 2), stride=(2, 1), padding=1, dilation=(1, 2)), [rand(2, 3, 7, 5)]),
     "col2im": (lambda p: acc.col2im(p, (1, 2, 5, 4), 3, padding=1), [rand(20, 18)]),
+    "conv": (lambda x, w, b: acc.conv(x, w, b, stride=(2, 1), padding=(1, 0), dilation=(1, 2)),
+             [rand(2, 3, 7, 6), rand(4, 3, 3, 2), rand(4)]),
     # Distinct values (a permutation), so that no window's maximum is a tie within the difference step.
     "max_pool": (lambda x: acc.max_pool(x, (3, 2), stride=(2, 1), padding=1, dilation=(1, 2))[0],
                  [RNG.permutation(np.arange(70.0)).reshape(2, 1, 7, 5) * 0.1]),

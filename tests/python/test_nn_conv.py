@@ -224,6 +224,34 @@ def test_max_pool_bad_input():
     np.testing.assert_array_equal(x, 1.0)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", CONV_CASES, ids=lambda c: f"{c[0]}x{c[1]}")
+def test_float32_conv_gradients_match_float64(device, case):
+    """The float32 kernels (oneDNN's on the CPU) against the float64 ones (im2col and GEMM, themselves
+    checked against central differences above), through autograd; the data's own gradient is asked for
+    only in one of two calls, as for a first layer."""
+    x_shape, w_shape, stride, padding, dilation = case
+    x, w, b = RNG.standard_normal(x_shape), RNG.standard_normal(w_shape), RNG.standard_normal(w_shape[0])
+    out_shape = conv_reference(x, w, b, stride, padding, dilation).shape
+    seed = RNG.standard_normal(out_shape)
+    grads = {}
+    for dtype in ("float64", "float32"):
+        for wants_x in (True, False):
+            xt = acc.asarray(x.astype(dtype), device=device)
+            if wants_x:
+                xt = xt.requires_grad_()
+            wt = acc.asarray(w.astype(dtype), device=device).requires_grad_()
+            bt = acc.asarray(b.astype(dtype), device=device).requires_grad_()
+            out = F.conv(xt, wt, bt, stride, padding, dilation)
+            acc.sum(acc.multiply(out, acc.asarray(seed.astype(dtype), device=device))).backward()
+            grads[dtype, wants_x] = [t.grad.numpy() for t in ((xt,) if wants_x else ()) + (wt, bt)]
+            assert wants_x or xt.grad is None
+    for wants_x in (True, False):
+        for got, ref in zip(grads["float32", wants_x], grads["float64", wants_x]):
+            scale = np.abs(ref).max() + 1.0
+            np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5 * scale * np.sqrt(x.size))
+
+
 def test_conv_gradient_is_reproducible():
     layer = nn.Conv2d(3, 4, 3, padding=1, seed=3)
     x = acc.asarray(RNG.standard_normal((4, 3, 9, 9)).astype(np.float32))

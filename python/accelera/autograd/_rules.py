@@ -22,6 +22,7 @@ from .. import _nn as N
 from .. import _ops as O
 from .. import _statistics as S
 from .._core import Tensor
+from ._engine import requires_grad
 
 VJP: dict = {}
 FORWARD: dict = {}
@@ -539,6 +540,16 @@ def _im2col(out, x, kernel_size, stride=1, padding=0, dilation=1, pad_value=0.0)
 @vjp("col2im")
 def _col2im(out, patches, image_shape, kernel_size, stride=1, padding=0, dilation=1):
     return lambda g: (N.im2col(g, kernel_size, stride, padding, dilation),)
+
+
+@vjp("conv")
+def _conv(out, x, weight, bias=None, stride=1, padding=0, dilation=1):
+    def grads(g):
+        # The first layer's input (the data) needs no gradient: its backward-data pass is skipped.
+        needs_x, needs_b = requires_grad(x), bias is not None and requires_grad(bias)
+        dx, dw, db = N.conv_backward(g, x, weight, stride, padding, dilation, needs_x, needs_b)
+        return dx, dw, db
+    return grads
 
 
 @forward("max_pool")

@@ -1,26 +1,20 @@
 """Convolution and pooling over 1, 2 or 3 spatial axes of (N, C, *spatial) tensors, on every backend.
 
-Note [Convolution as one GEMM]: a convolution is im2col (the patch matrix, one row per output position and
-one column per input channel and kernel offset) followed by a GEMM per image with the weight viewed as
-(C_out, C_in * prod(kernel)): weight @ patches^T writes (C_out, positions), the (N, C, *spatial) layout
-itself, so no transpose of the output is ever copied, and the BLAS of the device (OpenBLAS, CLBlast,
-cuBLAS) runs them as one batched matmul. The backward is the same GEMMs the other way round plus col2im, the
-adjoint of im2col, which sums each image element's patch entries in a fixed order (no atomics: the
-gradients are bit-for-bit reproducible); the input's col2im is skipped when the input needs no gradient
-(the first layer). Max pooling is its own kernel (accelera.max_pool: one pass, values and indices).
-docs/nn.md gives the measured cost against PyTorch's oneDNN convolution.
+Convolutions are the library's ops accelera.conv and accelera.conv_backward (Note [Convolution kernels] in
+src/ops/conv.hpp): oneDNN's direct convolution on the CPU in float32 (and the half formats, computed in
+float32), im2col and one GEMM per image on the other devices and for float64. Max pooling is its own
+kernel (accelera.max_pool: one pass, values and indices). docs/nn.md gives the measured cost against
+PyTorch's convolution.
 """
 
 from __future__ import annotations
 
-import math
 
 from .. import _manipulation as M
 from .. import _nn as N
 from .. import _ops as O
 from .. import amp
 from .._core import ArgumentError, ShapeError, Tensor
-from ..autograd import Function
 
 
 def expand_window(value, axes: int, what: str) -> tuple[int, ...]:
@@ -41,42 +35,6 @@ def check_image(layer: str, x: Tensor, axes: int, channels: int | None = None) -
         raise ShapeError(f"{layer} expects {channels} input channels (axis 1), got shape {tuple(x.shape)}")
 
 
-class _Convolution(Function):
-    """im2col, then one GEMM per image (Note [Convolution as one GEMM]); the patch matrix is kept for the
-    weight's gradient rather than rebuilt."""
-
-    @staticmethod
-    def forward(ctx, x, weight, bias, window):
-        stride, padding, dilation = window
-        kernel = tuple(weight.shape[2:])
-        out_spatial = _out_extents(x.shape[2:], kernel, stride, padding, dilation)
-        batch, positions = x.shape[0], math.prod(out_spatial)
-        patches = M.reshape(N.im2col(x, kernel, stride, padding, dilation), (batch, positions, -1))
-        w2 = M.reshape(weight, (weight.shape[0], -1))
-        # (C_out, K) @ (K, positions) per image writes (N, C_out, positions): the (N, C, *spatial) layout
-        # itself, so the next layer reads contiguous memory.
-        y = O.matmul(w2, M.matrix_transpose(patches))
-        if bias is not None:
-            y = O.add(y, M.reshape(bias, (-1, 1)))
-        ctx.save_for_backward(patches, w2)
-        ctx.geometry = (tuple(x.shape), tuple(weight.shape), kernel, window)
-        return M.reshape(y, (batch, weight.shape[0]) + out_spatial)
-
-    @staticmethod
-    def backward(ctx, g):
-        patches, w2 = ctx.saved_tensors
-        x_shape, w_shape, kernel, (stride, padding, dilation) = ctx.geometry
-        needs_x, needs_w, needs_b = ctx.needs_input_grad[:3]
-        g = M.reshape(g, (g.shape[0], g.shape[1], -1))  # (N, C_out, positions)
-        dw = M.reshape(O.sum(O.matmul(g, patches), 0), w_shape) if needs_w else None
-        db = O.sum(g, (0, 2)) if needs_b else None
-        dx = None
-        if needs_x:  # the first layer's input (the data) needs none: its col2im is skipped
-            dpatches = M.reshape(O.matmul(M.matrix_transpose(g), w2), (-1, w2.shape[1]))
-            dx = N.col2im(dpatches, x_shape, kernel, stride, padding, dilation)
-        return dx, dw, db, None
-
-
 def _out_extents(spatial, kernel, stride, padding, dilation) -> tuple[int, ...]:
     return tuple((n + 2 * p - d * (k - 1) - 1) // s + 1
                  for n, k, s, p, d in zip(spatial, kernel, stride, padding, dilation))
@@ -94,9 +52,9 @@ def conv(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1) 
     check_image(f"conv{axes}d", x, axes, weight.shape[1])
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise ShapeError(f"conv{axes}d bias must have shape ({weight.shape[0]},), got {tuple(bias.shape)}")
-    window = tuple(expand_window(v, axes, what) for v, what in
-                   ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
-    return _Convolution.apply(x, weight, bias, window)
+    stride, padding, dilation = (expand_window(v, axes, what) for v, what in
+                                 ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
+    return N.conv(x, weight, bias, stride, padding, dilation)  # differentiable: conv_backward
 
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1) -> Tensor:
