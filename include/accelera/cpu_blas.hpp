@@ -1,10 +1,11 @@
 #pragma once
 // Which BLAS library the CPU backend's matrix products run on, and how to choose another one.
 //
-// By default the CPU backend calls the OpenBLAS it was linked with. A process that also runs NumPy has a
-// second BLAS with its own thread pool; two pools spinning on the same cores slow each other down by up to
-// half whenever the caller alternates between them. use_cpu_blas() points the CPU backend at another
-// library (the Python package points it at NumPy's own OpenBLAS), so that both share one pool.
+// A build with oneDNN runs float32 products on oneDNN's sgemm, on the OpenMP pool that the CPU backend's
+// other kernels use (float64 products and LAPACK on the linked OpenBLAS); a build without it calls the
+// OpenBLAS it was linked with. Two thread pools spinning on the same cores slow each other down by up to
+// half whenever the caller alternates between them (OpenBLAS's pool against OpenMP's, or against NumPy's
+// own OpenBLAS). use_cpu_blas() points the CPU backend at another library.
 #include <string>
 
 #include "accelera/core/export.hpp"
@@ -28,11 +29,14 @@ struct CpuBlasInfo {
 // The library in use now.
 ACC_API CpuBlasInfo cpu_blas_info();
 
-// "builtin" returns to the linked OpenBLAS; anything else is the path of a shared library with CBLAS
+// "onednn" selects oneDNN for float32 products (ValueError in a build without it); "builtin" the linked
+// OpenBLAS for every product; anything else is the path of a shared library with CBLAS
 // sgemm and dgemm, opened (or found already loaded) and used from the next product on. Entry points are
 // looked up as SciPy's OpenBLAS names them (scipy_cblas_sgemm64_, 64-bit sizes), then OpenBLAS's 64-bit
 // suffix (cblas_sgemm64_), then plain cblas_sgemm (32-bit sizes unless OpenBLAS reports USE64BITINT).
 // Throws ValueError when the library cannot be opened or lacks sgemm or dgemm; the choice is unchanged then.
 ACC_API void use_cpu_blas(const std::string& library);
+// Whether this build has oneDNN (use_cpu_blas("onednn"), the CPU's convolutions).
+ACC_API bool cpu_blas_has_onednn();
 
 }  // namespace accelera

@@ -1,8 +1,11 @@
-"""Which BLAS the CPU backend runs matrix products on (Note [Sharing NumPy's BLAS] in
-src/backends/cpu/blas.cpp): NumPy's own OpenBLAS when NumPy carries one, so that code which alternates
-between ``np.matmul`` and ``accelera.matmul`` keeps one thread pool busy instead of two fighting for the
-cores. ``ACCELERA_CPU_BLAS`` chooses at import: ``auto`` (the default: NumPy's if it has its own, else the
-linked OpenBLAS), ``numpy`` (NumPy's, or an error), ``builtin`` (the linked OpenBLAS) or a library's path.
+"""Which BLAS the CPU backend runs matrix products on (Notes [oneDNN products] and [Sharing NumPy's BLAS] in
+src/backends/cpu/blas.cpp). A build with oneDNN runs float32 products on oneDNN's sgemm, on the OpenMP pool
+that every other CPU kernel (convolutions included) runs on, so the library's own work never fights a
+second pool for the cores. Without oneDNN, NumPy's own OpenBLAS when NumPy carries one, so that code which
+alternates between ``np.matmul`` and ``accelera.matmul`` keeps one thread pool busy instead of two.
+``ACCELERA_CPU_BLAS`` chooses at import: ``auto`` (the default: oneDNN when built with it, else NumPy's if
+it has its own, else the linked OpenBLAS), ``onednn``, ``numpy`` (NumPy's, or an error), ``builtin`` (the
+linked OpenBLAS) or a library's path.
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ def cpu_blas_info() -> dict:
 
 
 def use_cpu_blas(library: str) -> None:
-    """Run CPU matrix products on ``library``: ``"numpy"`` (NumPy's own OpenBLAS), ``"builtin"`` (the one
-    Accelera was built with) or the path of a shared library with CBLAS ``sgemm`` and ``dgemm``. Raises
+    """Run CPU matrix products on ``library``: ``"onednn"`` (float32 products on oneDNN's sgemm, float64 on
+    the built-in OpenBLAS), ``"numpy"`` (NumPy's own OpenBLAS), ``"builtin"`` (the one Accelera was built
+    with) or the path of a shared library with CBLAS ``sgemm`` and ``dgemm``. Raises
     ArgumentError when the library cannot be used; the choice is unchanged then."""
     library = _args.text(library, "library")
     if library == "numpy":
@@ -52,10 +56,13 @@ def choose_at_import() -> None:
     """Apply ACCELERA_CPU_BLAS (default ``auto``)."""
     setting = os.environ.get("ACCELERA_CPU_BLAS", "auto").strip()
     if setting == "auto":
+        if _core.cpu_blas_has_onednn():
+            _core.use_cpu_blas("onednn")
+            return
         path = numpy_blas_library()
         if path is not None:
             _core.use_cpu_blas(path)
         return
     if not setting:
-        raise _core.ArgumentError("ACCELERA_CPU_BLAS is empty: expected auto, numpy, builtin or a library's path")
+        raise _core.ArgumentError("ACCELERA_CPU_BLAS is empty: expected auto, onednn, numpy, builtin or a library's path")
     use_cpu_blas(setting)

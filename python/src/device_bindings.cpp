@@ -138,6 +138,7 @@ void bind_devices(nb::module_& m) {
     return d;
   });
   m.def("use_cpu_blas", &use_cpu_blas, nb::arg("library"), nb::call_guard<nb::gil_scoped_release>());
+  m.def("cpu_blas_has_onednn", &cpu_blas_has_onednn);
   m.def("allow_tf32", &allow_tf32);
   m.def("set_allow_tf32", &set_allow_tf32, nb::arg("allow"));
   m.def("set_log_level", &set_log_level);

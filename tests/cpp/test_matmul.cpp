@@ -219,12 +219,39 @@ TEST(Matmul, Errors) {
 
 // --- The BLAS library under the CPU backend (include/accelera/cpu_blas.hpp) ------------------------------
 
-// Every test starts and ends on the linked OpenBLAS.
+// The library's default: oneDNN for float32 products when built with it (Note [oneDNN products]).
+const char* default_cpu_blas() { return cpu_blas_has_onednn() ? "onednn" : "builtin"; }
+
+// Every test starts on the linked OpenBLAS and ends on the default.
 class CpuBlas : public ::testing::Test {
  protected:
   void SetUp() override { use_cpu_blas("builtin"); }
-  void TearDown() override { use_cpu_blas("builtin"); }
+  void TearDown() override { use_cpu_blas(default_cpu_blas()); }
 };
+
+TEST_F(CpuBlas, OneDnnRunsFloat32ProductsWhenBuiltWithIt) {
+  if (!cpu_blas_has_onednn()) {
+    EXPECT_THROW(use_cpu_blas("onednn"), ValueError);
+    return;
+  }
+  use_cpu_blas("onednn");
+  const CpuBlasInfo info = cpu_blas_info();
+  EXPECT_FALSE(info.builtin);
+  EXPECT_EQ(info.symbols, "dnnl_sgemm");
+  EXPECT_NE(info.config.find("oneDNN"), std::string::npos) << info.config;
+  EXPECT_GE(info.threads, 1);
+  std::mt19937_64 rng(41);
+  for (DType dt : {DType::f32, DType::f64}) {  // float64 runs on the linked OpenBLAS
+    for (const Mkn& s : kShapes) {
+      for (Layout la : {Layout::contiguous, Layout::transposed, Layout::negstep}) {
+        for (Layout lb : {Layout::contiguous, Layout::transposed}) {
+          check_matmul(make_input(Shape{s.m, s.k}, dt, la, rng), make_input(Shape{s.k, s.n}, dt, lb, rng),
+                       std::string(layout_name(la)) + " @ " + layout_name(lb) + " on oneDNN");
+        }
+      }
+    }
+  }
+}
 
 TEST_F(CpuBlas, BuiltinIsTheLinkedOpenBlas) {
   const CpuBlasInfo info = cpu_blas_info();
@@ -305,7 +332,7 @@ TEST(CpuBlasCore, GenericKernelsOnAVectorCpuGetTheFittingCoreType) {
   EXPECT_EQ(suggested_openblas_core("", avx512), "");
 }
 
-TEST(CpuBlasCore, InfoNamesTheLinkedOpenBlasKernels) {
+TEST_F(CpuBlas, InfoNamesTheLinkedOpenBlasKernels) {
   const CpuBlasInfo info = cpu_blas_info();
   EXPECT_FALSE(info.core.empty());
   EXPECT_EQ(info.suggested_core, cpu::blas::suggested_openblas_core(info.core, cpu::simd::supported_target_names()));

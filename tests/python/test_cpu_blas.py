@@ -1,5 +1,6 @@
-"""The BLAS under CPU matrix products: NumPy's own OpenBLAS by default when NumPy carries one (one thread
-pool for both libraries), the linked OpenBLAS on request, ACCELERA_CPU_BLAS, and bad choices refused."""
+"""The BLAS under CPU matrix products: oneDNN for float32 by default when built with it (one OpenMP pool for
+every CPU kernel), else NumPy's own OpenBLAS when NumPy carries one (one thread pool for both libraries),
+the linked OpenBLAS on request, ACCELERA_CPU_BLAS, and bad choices refused."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 import accelera as ac
-from accelera import _blas
+from accelera import _blas, _core
 
 TIMEOUT = 120
 
@@ -22,7 +23,10 @@ TIMEOUT = 120
 def restore_blas():
     before = ac.cpu_blas_info()
     yield
-    ac.use_cpu_blas("builtin" if before["builtin"] else before["library"])
+    if before["symbols"] == "dnnl_sgemm":
+        ac.use_cpu_blas("onednn")
+    else:
+        ac.use_cpu_blas("builtin" if before["builtin"] else before["library"])
 
 
 def _check_matmul(a: np.ndarray, b: np.ndarray) -> None:
@@ -37,10 +41,13 @@ def _shapes():
     return [(1, 1, 1), (7, 13, 31), (31, 127, 13), (1, 31, 7), (127, 1, 13), (97, 89, 83)]
 
 
-def test_default_is_numpys_own_openblas_when_numpy_carries_one():
+def test_default_is_onednn_when_built_with_it_else_numpys_own_openblas():
     info = ac.cpu_blas_info()
     numpy_library = _blas.numpy_blas_library()
-    if numpy_library is None:
+    if _core.cpu_blas_has_onednn():
+        assert info["symbols"] == "dnnl_sgemm" and "oneDNN" in info["config"], info
+        assert not info["builtin"], info
+    elif numpy_library is None:
         assert info["builtin"], info
     else:
         assert not info["builtin"], info
@@ -50,12 +57,16 @@ def test_default_is_numpys_own_openblas_when_numpy_carries_one():
     assert info["threads"] >= 1
 
 
-@pytest.mark.parametrize("choice", ["numpy", "builtin"])
+@pytest.mark.parametrize("choice", ["numpy", "builtin", "onednn"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_products_are_right_on_either_library(choice, dtype, restore_blas):
+def test_products_are_right_on_every_library(choice, dtype, restore_blas):
     if choice == "numpy" and _blas.numpy_blas_library() is None:
         with pytest.raises(ac.ArgumentError, match="no OpenBLAS of its own"):
             ac.use_cpu_blas("numpy")
+        return
+    if choice == "onednn" and not _core.cpu_blas_has_onednn():
+        with pytest.raises(ac.ArgumentError, match="no oneDNN"):
+            ac.use_cpu_blas("onednn")
         return
     ac.use_cpu_blas(choice)
     assert ac.cpu_blas_info()["builtin"] == (choice == "builtin")
@@ -129,6 +140,11 @@ def _import_with(setting: str) -> subprocess.CompletedProcess:
 
 
 def test_the_environment_chooses_at_import():
+    onednn = _import_with("onednn")
+    if _core.cpu_blas_has_onednn():
+        assert onednn.returncode == 0 and '"symbols": "dnnl_sgemm"' in onednn.stdout, onednn.stderr
+    else:
+        assert onednn.returncode != 0 and "no oneDNN" in onednn.stderr
     builtin = _import_with("builtin")
     assert builtin.returncode == 0, builtin.stderr
     assert '"builtin": true' in builtin.stdout
