@@ -11,6 +11,7 @@
 
 #include "accelera/accelera.hpp"
 #include "accelera/dist.hpp"
+#include "accelera/dist_matrix.hpp"
 #include "dist/scalapack.hpp"
 
 
@@ -299,6 +300,91 @@ TEST(Dist, EachRankComputesOnTheDeviceAsked) {
         }
     }
   }
+}
+
+// DistributedMatrix: scatter then gather gives the matrix back on every grid, block size and root; each
+// rank holds exactly its blocks (checked against the global matrix); matmul matches a float64 product.
+template <class T>
+void check_distributed_matrix(const accelera::dist::ProcessGrid& grid, std::int64_t m, std::int64_t k,
+                              std::int64_t n, std::int64_t mb, std::int64_t kb, std::int64_t nb, int root,
+                              std::mt19937_64& rng) {
+  using accelera::dist::DistributedMatrix;
+  SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n << " blocks " << mb << "," << kb << "," << nb
+                                    << " root " << root << " grid " << grid.nprow << "x" << grid.npcol);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<T> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
+  for (auto& v : a) v = static_cast<T>(uniform(rng));  // every rank draws the same (same seed, same calls)
+  for (auto& v : b) v = static_cast<T>(uniform(rng));
+  const int rank = grid.myrow * grid.npcol + grid.mycol;
+  const auto da = DistributedMatrix<T>::scatter(grid, rank == root ? a.data() : nullptr, m, k, mb, kb, root);
+  const auto db = DistributedMatrix<T>::scatter(grid, rank == root ? b.data() : nullptr, k, n, kb, nb, root);
+  for (std::int64_t j = 0; j < da.local_cols(); ++j) {
+    for (std::int64_t i = 0; i < da.local_rows(); ++i) {
+      const std::int64_t gi = global_index(i, mb, grid.myrow, 0, grid.nprow);
+      const std::int64_t gj = global_index(j, kb, grid.mycol, 0, grid.npcol);
+      ASSERT_EQ(da.local_data()[j * da.leading_dimension() + i], a[static_cast<std::size_t>(gi * k + gj)]);
+    }
+  }
+  std::vector<T> back(a.size(), T(-7));
+  da.gather(rank == root ? back.data() : nullptr, root);
+  if (rank == root) EXPECT_EQ(back, a);
+  const auto dc = matmul(da, db);
+  EXPECT_EQ(dc.rows(), m);
+  EXPECT_EQ(dc.cols(), n);
+  std::vector<T> c(static_cast<std::size_t>(m * n), T(-7));
+  dc.gather(rank == root ? c.data() : nullptr, root);
+  if (rank != root) return;
+  const double eps = std::is_same_v<T, float> ? 1.2e-7 : 2.3e-16;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = 0, mag = 0;
+      for (std::int64_t p = 0; p < k; ++p) {
+        const double t = static_cast<double>(a[static_cast<std::size_t>(i * k + p)]) * b[static_cast<std::size_t>(p * n + j)];
+        ref += t;
+        mag += std::fabs(t);
+      }
+      ASSERT_NEAR(c[static_cast<std::size_t>(i * n + j)], ref, 2 * (k + 2) * eps * mag + 1e-300) << i << "," << j;
+    }
+  }
+}
+
+TEST(Dist, DistributedMatricesScatterGatherAndMultiply) {
+  std::mt19937_64 rng(2024);
+  for (const auto& [rows, cols] : grid_shapes()) {
+    const auto grid = accelera::dist::ProcessGrid::of(MPI_COMM_WORLD, rows, cols);
+    const int last = world_size() - 1;
+    check_distributed_matrix<double>(grid, 37, 29, 23, 5, 7, 3, 0, rng);
+    check_distributed_matrix<float>(grid, 37, 29, 23, 5, 7, 3, last, rng);
+    check_distributed_matrix<double>(grid, 1, 1, 1, 1, 1, 1, last, rng);
+    check_distributed_matrix<double>(grid, 0, 5, 3, 2, 2, 2, 0, rng);        // no rows at all
+    check_distributed_matrix<double>(grid, 300, 280, 2, 64, 64, 64, 0, rng);  // panels of more than one block
+  }
+}
+
+TEST(Dist, DistributedMatrixErrorsReachEveryRank) {
+  using accelera::dist::DistributedMatrix;
+  const auto grid = accelera::dist::ProcessGrid::of(MPI_COMM_WORLD, 1, world_size());
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // The root has no matrix: every rank throws, none waits in the scatter.
+  const int root = world_size() - 1;
+  try {
+    DistributedMatrix<double>::scatter(grid, nullptr, 4, 4, 2, 2, root);
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no matrix"), std::string::npos) << e.what();
+  } catch (const accelera::Error& e) {
+    EXPECT_NE(rank, root) << e.what();
+    EXPECT_NE(std::string(e.what()).find("failed, so every rank stops"), std::string::npos) << e.what();
+  }
+  std::vector<double> x(16, 1.0);
+  EXPECT_THROW(DistributedMatrix<double>::scatter(grid, x.data(), 4, 4, 2, 2, world_size()), accelera::ValueError);
+  EXPECT_THROW(DistributedMatrix<double>(grid, 4, 4, 0, 2), accelera::ValueError);
+  const auto a = DistributedMatrix<double>::scatter(grid, x.data(), 4, 4, 2, 2);
+  const auto wrong_shape = DistributedMatrix<double>(grid, 3, 4, 2, 2);
+  EXPECT_THROW(matmul(a, wrong_shape), accelera::ShapeError);
+  const auto wrong_blocks = DistributedMatrix<double>(grid, 4, 4, 1, 2);  // row blocks of 1 against A's 2 columns
+  EXPECT_THROW(matmul(a, wrong_blocks), accelera::NotSupportedError);
 }
 
 TEST(Dist, BlockCyclicExtentsMatchNumroc) {
