@@ -37,10 +37,12 @@ gpu_kit_packages() {  # prints the kit's top-level packages, one a line
   { grep -vxF -f <(printf '%s\n' "${GPU_KIT_NOT_NEEDED[@]}") <<<"$apt" || true; printf '%s\n' "${GPU_KIT_EXTRA[@]}"; } | sort -u
 }
 
-# Dependencies left out: the C and C++ runtime every machine with a compiler has (check.sh verifies that the
-# kit's libraries resolve against that machine's), and packages not needed to build Accelera (Catch2 comes
-# with CLI11's headers, googletest is the source of the gtest/gmock libraries that libgtest-dev ships).
-GPU_KIT_EXCLUDED=(libc6 libgcc-s1 libstdc++6 gcc-12-base catch2 googletest)
+# Dependencies left out: the C and C++ runtime every machine with a compiler has, OpenMP's libgomp included
+# (gcc's libgcc-12-dev depends on it; a kit copy would hide the machine's and leave gcc's libgomp.so link
+# dangling, so that CMake picked the static libgomp.a; check.sh verifies that the kit's libraries resolve
+# against that machine's), and packages not needed to build Accelera (Catch2 comes with CLI11's headers,
+# googletest is the source of the gtest/gmock libraries that libgtest-dev ships).
+GPU_KIT_EXCLUDED=(libc6 libgcc-s1 libstdc++6 libgomp1 gcc-12-base catch2 googletest)
 
 # Trimmed from the unpacked packages: documentation, sources, and static libraries that have shared twins.
 GPU_KIT_PRUNE=(
