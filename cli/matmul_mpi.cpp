@@ -216,7 +216,8 @@ bool launched_by_mpi() {
 int run_matmul_mpi(const MatmulOptions& options) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) MPI_Init(nullptr, nullptr);
+  int provided = 0;  // SERIALIZED: accelera::dist broadcasts the next panel while multiplying this one
+  if (!initialized) MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   Job job;
   MPI_Comm_rank(MPI_COMM_WORLD, &job.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &job.size);

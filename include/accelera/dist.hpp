@@ -57,6 +57,10 @@ struct GemmOptions {
   // Where this rank multiplies its panels. Default: a GPU of its node (the node's ranks take them
   // round-robin), else the CPU.
   std::optional<Device> device;
+  // Broadcast the next K panel on a helper thread while this one is multiplied. Needs MPI initialised with
+  // MPI_THREAD_SERIALIZED or more (MPI_Init_thread; mpi4py asks for MPI_THREAD_MULTIPLE): with less, the
+  // panels alternate as without it. GemmStats::overlapped says which ran.
+  bool overlap = true;
 };
 
 struct GemmStats {
@@ -65,6 +69,7 @@ struct GemmStats {
   std::int64_t bytes_broadcast = 0;  // bytes this rank sent or received in broadcasts
   double seconds = 0, broadcast_seconds = 0, compute_seconds = 0;
   bool c_resident = false;        // the local C stayed on the device across panels
+  bool overlapped = false;        // the next panel's broadcast ran while this one was multiplied
 };
 
 // C(ic:, jc:) = alpha * A(ia:, ja:) @ B(ib:, jb:) + beta * C(ic:, jc:) for m x n x k, with ScaLAPACK's

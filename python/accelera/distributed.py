@@ -179,18 +179,22 @@ class DistributedMatrix:
         """ScaLAPACK's nine-integer descriptor (context -1: set a BLACS context's number to use it there)."""
         return self._matrix.descriptor
 
-    def matmul(self, other: DistributedMatrix, device: str | None = None) -> DistributedMatrix:
+    def matmul(self, other: DistributedMatrix, device: str | None = None, overlap: bool = True) -> DistributedMatrix:
         """self @ other by SUMMA over the grid, each rank multiplying on ``device`` (default: a GPU of its
-        node, the node's ranks taking them round-robin, else the CPU). The result has self's row blocks and
-        other's column blocks; other's row blocks must be self's column blocks. ``last_stats`` of the result
-        says where this rank computed and how long it spent broadcasting and multiplying. Collective."""
+        node, the node's ranks taking them round-robin, else the CPU), broadcasting the next panel while it
+        multiplies this one when ``overlap`` (mpi4py initialises MPI with the thread level it needs). The
+        result has self's row blocks and other's column blocks; other's row blocks must be self's column
+        blocks. ``last_stats`` of the result says where this rank computed, how long it spent broadcasting
+        and multiplying, and whether the two overlapped. Collective."""
         if not isinstance(other, DistributedMatrix):
             raise ArgumentError(f"matmul of a DistributedMatrix takes a DistributedMatrix, got {type(other).__name__}")
         if other.dtype != self.dtype:
             raise DTypeError(f"matmul: A is {self.dtype.name} but B is {other.dtype.name}")
         if other.grid is not self.grid:
             raise ArgumentError("matmul: A and B must share one ProcessGrid")
-        c, stats = self._matrix.matmul(other._matrix, device)
+        if not isinstance(overlap, bool):
+            raise ArgumentError(f"overlap must be True or False, got {overlap!r}")
+        c, stats = self._matrix.matmul(other._matrix, device, overlap)
         result = DistributedMatrix(c, self.grid, self.dtype.name)
         result.last_stats = stats
         return result

@@ -22,8 +22,9 @@ divided by how many such devices take part.
 :func:`simulate_summa` replays accelera::dist's SUMMA (Note [Distributed matmul]) on the process that holds
 the most blocks: per panel, A's broadcast along the process row and B's down the column (a pipelined
 broadcast: latency x ceil(log2 P) + bytes / bandwidth), the packing, the upload of both panels when the
-rank computes on a device, and the local GEMM; nothing overlaps, as in the implementation. Ranks on one
-machine share its cores evenly.
+rank computes on a device, and the local GEMM. With ``overlap`` (the implementation's default) and a
+network whose transfers need no CPU (``NetworkModel.offloaded``), panel p + 1's broadcasts run while panel p
+is multiplied, so each step costs the slower of the two. Ranks on one machine share its cores evenly.
 
 What it leaves out: the host's memory bandwidth shared by several devices' copies (unless a machine model
 caps it, ``host_bandwidth``), contention on the network beyond one link per rank, and operating-system
@@ -88,6 +89,10 @@ class DeviceModel:
 class NetworkModel:
     bandwidth: float  # bytes/s per rank's link
     latency: float    # seconds per message
+    # Transfers run without the rank's cores (RDMA): SUMMA's helper thread then broadcasts the next panel
+    # while the rank multiplies. Over shared memory the copies are the rank's own core's work, and overlap
+    # hides nothing.
+    offloaded: bool = False
 
 
 def plan(m: int, n: int, k: int, dtype: str, budgets, strategy: str = "adaptive") -> dict:
@@ -248,16 +253,17 @@ def _broadcast(nbytes: float, procs: int, network: NetworkModel) -> float:
 
 def simulate_summa(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int, device: DeviceModel,
                    network: NetworkModel, block: int = 64, panel_width: int = 256, share: float = 1.0,
-                   c_resident: bool = True) -> dict:
+                   c_resident: bool = True, overlap: bool = True) -> dict:
     """Predicted seconds of accelera::dist::gemm for an m x n x k product on an nprow x npcol grid with
     block x block blocks, each rank computing on ``device`` at ``share`` of its GEMM rate (ranks that
-    oversubscribe one host's cores get less than all of it)."""
+    oversubscribe one host's cores get less than all of it); ``overlap`` as GemmOptions::overlap."""
     e = np.dtype(dtype).itemsize
     gemm = device.gemm[np.dtype(dtype).name]
     mloc, nloc = _local_extent(m, block, 0, nprow), _local_extent(n, block, 0, npcol)
     group = max(1, panel_width // block)
     width_max = min(k, group * block)
-    total = bcast = compute = 0.0
+    bcast = compute = 0.0
+    steps = []  # (broadcast, compute) seconds of each panel
     for first in range(0, k, width_max):
         w = min(width_max, k - first)
         a_bytes, b_bytes = mloc * w * e, w * nloc * e
@@ -269,7 +275,13 @@ def simulate_summa(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int, d
             t_c += (a_bytes + b_bytes) / device.upload + 2 * device.latency
         bcast += t_b
         compute += t_c
-        total += t_b + t_c
+        steps.append((t_b, t_c))
+    if overlap and network.offloaded and steps:
+        # The first panel's broadcast alone, then each product alongside the next panel's broadcast.
+        total = steps[0][0] + sum(max(t_c, steps[i + 1][0] if i + 1 < len(steps) else 0.0)
+                                  for i, (_, t_c) in enumerate(steps))
+    else:
+        total = bcast + compute
     if device.has_bus and c_resident:
         total += 2 * mloc * nloc * e / device.upload
     return {"seconds": total, "broadcast_seconds": bcast, "compute_seconds": compute,
@@ -394,4 +406,4 @@ def h100_pcie(count_in_host: int = 1) -> DeviceModel:
 
 def infiniband_ndr200() -> NetworkModel:
     """One 200 Gb/s InfiniBand link per node: 23 GB/s achieved, 3 microseconds per message."""
-    return NetworkModel(bandwidth=23e9, latency=3e-6)
+    return NetworkModel(bandwidth=23e9, latency=3e-6, offloaded=True)

@@ -29,6 +29,7 @@ nb::dict stats_dict(const accelera::dist::GemmStats& s) {
   d["broadcast_seconds"] = s.broadcast_seconds;
   d["compute_seconds"] = s.compute_seconds;
   d["c_resident"] = s.c_resident;
+  d["overlapped"] = s.overlapped;
   return d;
 }
 
@@ -77,9 +78,10 @@ void bind_matrix(nb::module_& m, const char* name) {
                    })
       .def(
           "matmul",
-          [](const Matrix& a, const Matrix& b, std::optional<std::string> device) {
+          [](const Matrix& a, const Matrix& b, std::optional<std::string> device, bool overlap) {
             accelera::dist::GemmOptions options;
             if (device) options.device = accelera::Device::parse(*device);
+            options.overlap = overlap;
             accelera::dist::GemmStats stats;
             std::optional<Matrix> c;
             {
@@ -88,7 +90,7 @@ void bind_matrix(nb::module_& m, const char* name) {
             }
             return nb::make_tuple(std::move(*c), stats_dict(stats));
           },
-          nb::arg("b"), nb::arg("device").none());
+          nb::arg("b"), nb::arg("device").none(), nb::arg("overlap"));
 }
 
 }  // namespace

@@ -8,6 +8,10 @@
 // panels of at least kPanelWidth columns so that the local GEMMs run near peak whatever the block size.
 // Traffic per process: (M/nprow + N/npcol) K elements received; a communication-optimal schedule (COSMA)
 // can do better on skewed shapes and is not built (yet).
+// Overlap: with two sets of panel buffers, a helper thread broadcasts panel p + 1 while the calling thread
+// multiplies panel p, so a rank waits for the slower of the two instead of their sum. Only one thread calls
+// MPI at a time (the multiply makes no MPI call and the failure agreement waits for the helper), which is
+// what MPI_THREAD_SERIALIZED allows; below that level the broadcasts and products alternate.
 // Local products run on the rank's device: on the CPU straight into C; elsewhere C stays on the device
 // across panels when it fits the device's budget (one download at the end), else each panel's product
 // goes through the out-of-core engine and is added on the host.
@@ -15,6 +19,7 @@
 #include <chrono>
 #include <climits>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "accelera/core/allocator.hpp"
@@ -182,50 +187,58 @@ class Summa {
     m_c = column_major(c, m_mloc, m_nloc, dc.lld, dtype_of<T>());
   }
 
-  void run(const Device& device) {
+  void run(const Device& device, bool overlap) {
     const std::int64_t kb = m_da.nb;
     const std::int64_t blocks = (m_k + kb - 1) / kb;
-    const std::int64_t group = std::max<std::int64_t>(1, kPanelWidth / kb);
-    const std::int64_t width_max = std::min<std::int64_t>(m_k, group * kb);
-    // A's panel: mloc x width column-major, which is A^T row-major; B's: B^T row-major (nloc x width). Each
-    // block of B arrives as stored (w x nloc, column-major) and is unpacked into B^T's columns.
+    m_group = std::max<std::int64_t>(1, kPanelWidth / kb);
+    const std::int64_t groups = (blocks + m_group - 1) / m_group;
+    const std::int64_t width_max = std::min<std::int64_t>(m_k, m_group * kb);
+    int level = MPI_THREAD_SINGLE;
+    check_mpi(MPI_Query_thread(&level), "MPI_Query_thread");
+    overlap = overlap && groups > 1 && level >= MPI_THREAD_SERIALIZED;
+    m_stats.overlapped = overlap;
     // A failure on one rank (memory, its device) must stop every rank, or the others would wait in a
     // broadcast forever: setup, each panel's product and the finish are agreed on (Note [Distributed matmul]).
-    std::vector<T> a_panel, bt_panel, b_block;
+    Panel panels[2];
     std::optional<LocalProducts> products;
     agree<Error>(m_g.comm, failure_of([&] {
-                   a_panel.resize(static_cast<std::size_t>(m_mloc * width_max));
-                   bt_panel.resize(static_cast<std::size_t>(width_max * m_nloc));
-                   b_block.resize(static_cast<std::size_t>(std::min(kb, m_k) * m_nloc));
+                   for (Panel& p : panels) {
+                     p.a.resize(static_cast<std::size_t>(m_mloc * width_max));
+                     p.bt.resize(static_cast<std::size_t>(width_max * m_nloc));
+                     p.b_block.resize(static_cast<std::size_t>(std::min(kb, m_k) * m_nloc));
+                   }
                    products.emplace(m_c, device,
-                                    static_cast<std::int64_t>((a_panel.size() + bt_panel.size()) * sizeof(T)),
+                                    static_cast<std::int64_t>((panels[0].a.size() + panels[0].bt.size()) * sizeof(T)),
                                     m_stats);
                  }),
                  "gemm");
     MPI_Comm row = split(m_g.myrow, m_g.mycol), col = split(m_g.mycol, m_g.myrow);
     const auto row_owner = owned_comm(row), col_owner = owned_comm(col);
     const DType dt = dtype_of<T>();
-    for (std::int64_t first = 0; first < blocks; first += group) {
-      const std::int64_t last = std::min(blocks, first + group);
-      const std::int64_t width = std::min(m_k, last * kb) - first * kb;
-      std::int64_t offset = 0;
-      for (std::int64_t blk = first; blk < last; ++blk) {
-        const std::int64_t w = std::min(kb, m_k - blk * kb);
-        broadcast_a_block(blk, w, a_panel.data() + m_mloc * offset, row);
-        broadcast_b_block(blk, w, b_block.data(), col);
-        for (std::int64_t j = 0; j < m_nloc; ++j)
-          std::copy_n(b_block.data() + j * w, w, bt_panel.data() + j * width + offset);
-        offset += w;
+    fill(0, panels[0], row, col);
+    for (std::int64_t gi = 0; gi < groups; ++gi) {
+      Panel& cur = panels[gi % 2];
+      const bool next = gi + 1 < groups;
+      std::exception_ptr exchange_failure;
+      std::thread exchange;
+      if (overlap && next) {
+        exchange = std::thread([&] {
+          exchange_failure = failure_of([&] { fill(gi + 1, panels[(gi + 1) % 2], row, col); });
+        });
       }
       const auto start = Clock::now();
-      const Tensor at = Tensor::from_blob(a_panel.data(), Shape({width, m_mloc}), {m_mloc, 1}, dt, Device::cpu(), [] {});
-      const Tensor bt = Tensor::from_blob(bt_panel.data(), Shape({m_nloc, width}), {width, 1}, dt, Device::cpu(), [] {});
-      agree<Error>(m_g.comm, failure_of([&] {
-                     if (m_mloc > 0 && m_nloc > 0) products->add(at, bt);
-                   }),
-                   "gemm");
+      const Tensor at =
+          Tensor::from_blob(cur.a.data(), Shape({cur.width, m_mloc}), {m_mloc, 1}, dt, Device::cpu(), [] {});
+      const Tensor bt =
+          Tensor::from_blob(cur.bt.data(), Shape({m_nloc, cur.width}), {cur.width, 1}, dt, Device::cpu(), [] {});
+      const std::exception_ptr product_failure = failure_of([&] {
+        if (m_mloc > 0 && m_nloc > 0) products->add(at, bt);
+      });
       m_stats.compute_seconds += since(start);
+      if (exchange.joinable()) exchange.join();
+      agree<Error>(m_g.comm, product_failure ? product_failure : exchange_failure, "gemm");
       ++m_stats.panels;
+      if (!overlap && next) fill(gi + 1, panels[(gi + 1) % 2], row, col);
     }
     const auto start = Clock::now();
     agree<Error>(m_g.comm, failure_of([&] { products->finish(); }), "gemm");
@@ -233,6 +246,29 @@ class Summa {
   }
 
  private:
+  // One K panel: A's (mloc x width column-major, which is A^T row-major) and B^T's (nloc x width row-major).
+  // Each block of B arrives as stored (w x nloc, column-major) in b_block and is unpacked into B^T's columns.
+  struct Panel {
+    std::vector<T> a, bt, b_block;
+    std::int64_t width = 0;
+  };
+
+  // Panel `gi` (m_group consecutive K blocks) broadcast into p.
+  void fill(std::int64_t gi, Panel& p, MPI_Comm row, MPI_Comm col) {
+    const std::int64_t kb = m_da.nb, blocks = (m_k + kb - 1) / kb;
+    const std::int64_t first = gi * m_group, last = std::min(blocks, first + m_group);
+    p.width = std::min(m_k, last * kb) - first * kb;
+    std::int64_t offset = 0;
+    for (std::int64_t blk = first; blk < last; ++blk) {
+      const std::int64_t w = std::min(kb, m_k - blk * kb);
+      broadcast_a_block(blk, w, p.a.data() + m_mloc * offset, row);
+      broadcast_b_block(blk, w, p.b_block.data(), col);
+      for (std::int64_t j = 0; j < m_nloc; ++j)
+        std::copy_n(p.b_block.data() + j * w, w, p.bt.data() + j * p.width + offset);
+      offset += w;
+    }
+  }
+
   MPI_Comm split(int color, int key) const {
     MPI_Comm out = MPI_COMM_NULL;
     check_mpi(MPI_Comm_split(m_g.comm, color, key, &out), "MPI_Comm_split");
@@ -283,7 +319,7 @@ class Summa {
   const T* m_b;
   Descriptor m_db;
   GemmStats& m_stats;
-  std::int64_t m_mloc = 0, m_nloc = 0;
+  std::int64_t m_mloc = 0, m_nloc = 0, m_group = 1;
   Tensor m_c;
 };
 
@@ -331,7 +367,8 @@ void gemm(const ProcessGrid& g, char transa, char transb, int m, int n, int k, T
   GemmStats local;
   scale_local(c, mloc, nloc, descc.lld, beta);
   if (m > 0 && n > 0 && k > 0 && alpha != T(0)) {
-    Summa<T>(g, m, n, k, alpha, a, desca, b, descb, c, descc, local).run(options.device.value_or(rank_device(g)));
+    Summa<T>(g, m, n, k, alpha, a, desca, b, descb, c, descc, local)
+        .run(options.device.value_or(rank_device(g)), options.overlap);
   }
   local.seconds = since(start);
   if (stats != nullptr) *stats = local;

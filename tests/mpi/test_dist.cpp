@@ -387,6 +387,37 @@ TEST(Dist, DistributedMatrixErrorsReachEveryRank) {
   EXPECT_THROW(matmul(a, wrong_blocks), accelera::NotSupportedError);
 }
 
+// Broadcasting the next panel while multiplying this one changes when data moves, not the result: the same
+// bits as without overlap, on every grid, and the stats say which ran.
+TEST(Dist, OverlappedBroadcastsGiveTheSameProduct) {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  ASSERT_GE(provided, MPI_THREAD_SERIALIZED) << "the test's main() asks for MPI_THREAD_SERIALIZED";
+  std::mt19937_64 rng(99);
+  const int m = 70, n = 50, k = 700;  // blocks of 32: 22 K blocks in 3 panels of 8
+  const auto a = random_matrix(m, k, rng), b = random_matrix(k, n, rng);
+  for (const auto& [rows, cols] : grid_shapes()) {
+    BlacsGrid g(rows, cols);
+    std::vector<double> results[2];
+    for (const bool overlap : {false, true}) {
+      const auto la = distribute<double>(a, m, k, 32, 32, 0, 0, g, 0);
+      const auto lb = distribute<double>(b, k, n, 32, 32, 0, 0, g, 0);
+      auto lc = distribute<double>(std::vector<double>(static_cast<std::size_t>(m * n), 0.0), m, n, 32, 32, 0, 0, g, 0);
+      accelera::dist::GemmOptions options;
+      options.device = accelera::Device::cpu();
+      options.overlap = overlap;
+      accelera::dist::GemmStats stats;
+      accelera::dist::gemm<double>('N', 'N', m, n, k, 1.0, la.data.data(), 1, 1, Descriptor::from_scalapack(la.desc),
+                                   lb.data.data(), 1, 1, Descriptor::from_scalapack(lb.desc), 0.0, lc.data.data(), 1,
+                                   1, Descriptor::from_scalapack(lc.desc), options, &stats);
+      EXPECT_EQ(stats.overlapped, overlap);
+      EXPECT_EQ(stats.panels, 3);
+      results[overlap] = lc.data;
+    }
+    EXPECT_EQ(results[0], results[1]) << rows << "x" << cols;
+  }
+}
+
 TEST(Dist, BlockCyclicExtentsMatchNumroc) {
   for (int n = 0; n <= 40; ++n)
     for (int nb = 1; nb <= 9; ++nb)
@@ -410,7 +441,8 @@ TEST(Dist, BlockCyclicExtentsMatchNumroc) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);  // the overlapped broadcasts need it
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -99,6 +99,23 @@ def test_summa_on_one_process_has_no_broadcasts_and_more_processes_take_less_tim
     assert four["local_shape"] == (2048, 2048)
 
 
+def test_summa_overlap_hides_offloaded_broadcasts_only():
+    device = cpu_like(memory=1 << 34)
+    args = (8192, 8192, 8192, "float32", 4, 4, device)
+    rdma = sim.NetworkModel(bandwidth=5e9, latency=1e-6, offloaded=True)
+    shared = dataclasses.replace(rdma, offloaded=False)
+    serial = sim.simulate_summa(*args, rdma, overlap=False)
+    overlapped = sim.simulate_summa(*args, rdma)
+    assert serial["seconds"] == pytest.approx(serial["broadcast_seconds"] + serial["compute_seconds"])
+    # Each step costs the slower of the product and the next broadcast: at least the larger total, and less
+    # than the sum by nearly the smaller one.
+    slower = max(serial["broadcast_seconds"], serial["compute_seconds"])
+    assert slower <= overlapped["seconds"] < serial["seconds"]
+    assert overlapped["seconds"] <= slower + serial["broadcast_seconds"] / 8
+    # Over shared memory the copies are the rank's own core's work: nothing is hidden.
+    assert sim.simulate_summa(*args, shared)["seconds"] == pytest.approx(serial["seconds"])
+
+
 def test_local_extents_add_up_and_the_first_process_holds_the_most():
     for n in range(0, 50):
         for nb in (1, 3, 8):
