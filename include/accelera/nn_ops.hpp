@@ -120,6 +120,24 @@ ACC_API MaxPoolResult max_pool(const Tensor& x, const ConvWindow& window);
 ACC_API Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, const Shape& image_shape,
                                  const ConvWindow& window);
 
+// ---- the LSTM cell ----------------------------------------------------------------------------------------
+
+// One LSTM step's element-wise part, fused: from the pre-activation gates (batch, 4 hidden) in PyTorch's
+// order i, f, g, o (x W_ih^T + h W_hh^T + biases) and the previous cell state (batch, hidden): the new
+// hidden state h = o tanh(c), the new cell state c = f c_prev + i g, and act (batch, 4 hidden), the
+// activated gates (sigmoid i, f, o; tanh g) that the backward reads.
+struct LstmCellResult {
+  Tensor h, c, act;
+};
+ACC_API LstmCellResult lstm_cell(const Tensor& gates, const Tensor& c_prev);
+// The step's backward: from the hidden state's gradient grad_h, the cell state's gradient dc from the next
+// step, and the forward's act, c_prev and c: the pre-activation gates' gradient and c_prev's.
+struct LstmCellGrads {
+  Tensor d_gates, dc_prev;
+};
+ACC_API LstmCellGrads lstm_cell_backward(const Tensor& grad_h, const Tensor& dc, const Tensor& act,
+                                         const Tensor& c_prev, const Tensor& c);
+
 // ---- fused optimizer updates ------------------------------------------------------------------------------
 
 // The update rules of optimizer_step and their hyperparameters (PyTorch's torch.optim semantics).

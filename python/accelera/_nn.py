@@ -206,6 +206,22 @@ def conv_backward(grad, x, weight, stride=1, padding=0, dilation=1, input_grad: 
                                flag(input_grad, "input_grad"), flag(bias_grad, "bias_grad"))
 
 
+def lstm_cell(gates, c_prev):
+    """One LSTM step's element-wise part, fused: from the pre-activation gates (batch, 4 hidden) in
+    PyTorch's order i, f, g, o and the previous cell state (batch, hidden), ``(h, c, act)``: the new hidden
+    and cell states and the activated gates (sigmoid i, f, o; tanh g) that :func:`lstm_cell_backward`
+    reads. One kernel where the device has it (``accelera.supports(device, "lstm_cell", dtype)``)."""
+    gates, c_prev = _operands(gates, c_prev)
+    return _core.lstm_cell(gates, c_prev)
+
+
+def lstm_cell_backward(grad_h, dc, act, c_prev, c):
+    """The gradients of :func:`lstm_cell`: ``(d_gates, dc_prev)`` from the hidden state's gradient, the cell
+    state's gradient arriving from the next step, and the forward's act, c_prev and c."""
+    grad_h, dc, act, c_prev, c = _operands(grad_h, dc, act, c_prev, c)
+    return _core.lstm_cell_backward(grad_h, dc, act, c_prev, c)
+
+
 def max_pool(x, kernel_size, stride=None, padding=0, dilation=1):
     """Max pooling over the 1, 2 or 3 spatial axes of x (N, C, *spatial): ``(values, indices)``, both
     (N, C, *out). ``indices`` (int64) are flat positions within each image plane (row-major over the

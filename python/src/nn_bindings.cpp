@@ -179,6 +179,20 @@ void bind_nn(nb::module_& m) {
       nb::arg("grad"), nb::arg("x"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"), nb::arg("dilation"),
       nb::arg("input_grad"), nb::arg("bias_grad"), release);
   m.def(
+      "lstm_cell",
+      [](const Tensor& gates, const Tensor& c_prev) {
+        auto r = lstm_cell(gates, c_prev);
+        return std::make_tuple(r.h, r.c, r.act);
+      },
+      nb::arg("gates"), nb::arg("c_prev"), release);
+  m.def(
+      "lstm_cell_backward",
+      [](const Tensor& grad_h, const Tensor& dc, const Tensor& act, const Tensor& c_prev, const Tensor& c) {
+        auto r = lstm_cell_backward(grad_h, dc, act, c_prev, c);
+        return std::make_tuple(r.d_gates, r.dc_prev);
+      },
+      nb::arg("grad_h"), nb::arg("dc"), nb::arg("act"), nb::arg("c_prev"), nb::arg("c"), release);
+  m.def(
       "max_pool",
       [](const Tensor& x, const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
          const std::vector<std::int64_t>& padding, const std::vector<std::int64_t>& dilation) {

@@ -7,7 +7,9 @@ the whole sequence. The input's share of every gate at every step is one GEMM ov
 before the loop; the loop does the (batch, hidden) x (hidden, gates) GEMM and the gate arithmetic of each
 step. Backward through time runs the loop in reverse, keeps the gates' gradients of every step, and makes
 the weights' and the input's gradients as three GEMMs over all steps at the end. The autograd graph holds
-one node per layer and direction, where recording each step's ops would hold a dozen per step.
+one node per layer and direction, where recording each step's ops would hold a dozen per step. Where the
+device has it, each step's element-wise part is one fused kernel each way (accelera.lstm_cell, Note [Fused
+LSTM cell]); the GRU's steps are still composed of namespace ops.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import math
 
 from .. import _manipulation as M
+from .. import _nn as N
 from .. import _ops as O
 from .._convert import asarray, device_or_default
 from .._core import ArgumentError, ShapeError, Tensor
@@ -25,6 +28,13 @@ from ..autograd._engine import requires_grad
 from . import functional as F
 from ._layers import _positive, _rng
 from ._module import Module, Parameter
+
+
+def _has_fused_cell(x) -> bool:
+    """Whether x's device runs the fused LSTM cell in x's dtype (the CPU does; elsewhere the step's
+    element-wise part is composed of namespace ops)."""
+    from .. import supports
+    return supports(x.device, "lstm_cell", x.dtype)
 
 
 def _steps(length: int, reverse: bool) -> range:
@@ -73,8 +83,14 @@ class _LSTMDirection(Function):
         w_hh_t = w_hh.T
         h, c = h0, c0
         hs, saved = [None] * x.shape[0], [None] * x.shape[0]
+        ctx.fused = _has_fused_cell(x)
         for t in _steps(x.shape[0], reverse):
             gates = O.add(xw[t], O.matmul(h, w_hh_t))
+            if ctx.fused:  # Note [Fused LSTM cell]: one kernel for the step's element-wise part
+                h, c_next, act = N.lstm_cell(gates, c)
+                saved[t] = (act, c, c_next)
+                hs[t], c = h, c_next
+                continue
             s = O.sigmoid(gates)  # i, f and o; the g quarter is recomputed through tanh below
             g = O.tanh(gates[:, 2 * hidden:3 * hidden])
             c_next = O.add(O.multiply(s[:, hidden:2 * hidden], c), O.multiply(s[:, :hidden], g))
@@ -95,6 +111,12 @@ class _LSTMDirection(Function):
         dh_carry, dc = None, grad[length]
         d_gates = [None] * length
         for t in _steps(length, not reverse):
+            if ctx.fused:
+                act, c_prev, c_t = saved[t]
+                dh = grad[t] if dh_carry is None else O.add(grad[t], dh_carry)
+                d_gates[t], dc = N.lstm_cell_backward(dh, dc, act, c_prev, c_t)
+                dh_carry = O.matmul(d_gates[t], w_hh)
+                continue
             s, g, c_prev, tanh_c = saved[t]
             i, f, o = s[:, :hidden], s[:, hidden:2 * hidden], s[:, 3 * hidden:]
             dh = grad[t] if dh_carry is None else O.add(grad[t], dh_carry)
