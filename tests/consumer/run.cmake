@@ -1,5 +1,5 @@
 # Installs the build at BUILD_DIR into a scratch prefix, then configures, builds and runs the consumer
-# project against it.
+# project at SOURCE_DIR against it (on two MPI ranks when MPIEXEC and MPIEXEC_NUMPROC_FLAG are given).
 set(prefix "${WORK_DIR}/prefix")
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(run)
@@ -11,4 +11,8 @@ endfunction()
 run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" -G Ninja "-DCMAKE_PREFIX_PATH=${prefix}")
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
-run("${WORK_DIR}/build/consumer")
+set(launcher)
+if(DEFINED MPIEXEC)
+  set(launcher "${MPIEXEC}" "${MPIEXEC_NUMPROC_FLAG}" 2 --oversubscribe)
+endif()
+run(${launcher} "${WORK_DIR}/build/consumer")
