@@ -17,10 +17,10 @@ namespace {
 constexpr DeviceKind kKinds[] = {DeviceKind::cpu, DeviceKind::opencl, DeviceKind::cuda};
 
 std::string dtype_list(const std::vector<DType>& dtypes, const char* separator, bool short_names) {
-  static constexpr std::pair<DType, const char*> kShort[] = {{DType::f32, "f32"},  {DType::f64, "f64"},
-                                                             {DType::f16, "f16"},  {DType::bf16, "bf16"},
-                                                             {DType::i32, "i32"},  {DType::i64, "i64"},
-                                                             {DType::boolean, "bool"}};
+  static constexpr std::pair<DType, const char*> kShort[] = {
+      {DType::f32, "f32"}, {DType::f64, "f64"}, {DType::f16, "f16"}, {DType::bf16, "bf16"}, {DType::i8, "i8"},
+      {DType::i16, "i16"}, {DType::i32, "i32"}, {DType::i64, "i64"}, {DType::u8, "u8"},     {DType::u16, "u16"},
+      {DType::u32, "u32"}, {DType::u64, "u64"}, {DType::boolean, "bool"}};
   std::string out;
   for (DType d : dtypes) {
     std::string name(dtype_name(d));

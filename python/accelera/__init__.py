@@ -42,7 +42,8 @@ from ._convert import device_or_default, from_dlpack
 from . import chunking  # noqa: F401
 from .engine import Matrix, MatrixEngine
 from .memory_manager import MemoryManager
-from ._dtypes import DType, bfloat16, bool_, dtype, float16, float32, float64, int32, int64
+from ._dtypes import (DType, bfloat16, bool_, dtype, float16, float32, float64, int8, int16, int32, int64, uint8,
+                      uint16, uint32, uint64)
 from ._nn import (
     attention,
     attention_backward,
@@ -172,9 +173,9 @@ __all__ = [
     "OutOfRangeError",
     "ShapeError", "Tensor", "__version__", "abs", "absent_backends", "add", "allow_tf32", "asarray", "bfloat16", "bool_",
     "chunking", "compiled_backends", "cpu_blas_info", "cpu_parallel_grain", "cpu_simd_info", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
-    "float16", "float32", "float64", "from_dlpack", "full", "int32", "int64", "log", "matmul", "max", "maximum", "mean", "minimum",
+    "float16", "float32", "float64", "from_dlpack", "full", "int8", "int16", "int32", "int64", "log", "matmul", "max", "maximum", "mean", "minimum",
     "memory_stats", "multiply", "negative", "ones", "op_table", "relu", "set_allow_tf32", "set_log_level",
-    "set_memory_budget", "sigmoid", "sqrt", "square", "subtract", "sum", "supports", "tanh", "use_cpu_blas", "zeros",
+    "set_memory_budget", "sigmoid", "sqrt", "square", "subtract", "sum", "supports", "tanh", "uint8", "uint16", "uint32", "uint64", "use_cpu_blas", "zeros",
     # fused neural-network ops
     "attention", "attention_backward", "backends", "bias_gelu", "col2im", "conv", "conv_backward", "gelu", "gelu_backward", "im2col", "layer_norm",
     "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "lstm_cell", "lstm_cell_backward", "max_pool", "max_pool_backward", "softmax", "softmax_backward",

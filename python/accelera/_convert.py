@@ -50,8 +50,8 @@ def _from_numpy(arr: np.ndarray) -> Tensor:
     name = arr.dtype.name
     if name not in _BY_NAME or name == "bfloat16":
         raise DTypeError(
-            f"NumPy dtype {arr.dtype} is not supported: Accelera takes float32, float64, float16, int32, "
-            "int64 and bool arrays (convert with .astype)")
+            f"NumPy dtype {arr.dtype} is not supported: Accelera takes float16/32/64, int8/16/32/64, "
+            "uint8/16/32/64 and bool arrays (convert with .astype)")
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return _core._from_dlpack_capsule(arr.__dlpack__(max_version=(1, 0)))
@@ -99,6 +99,11 @@ def device_or_default(device) -> str:
     return _core._parse_device(_device_str(device))
 
 
+# A Python integer beside an integer tensor must fit its dtype (NumPy 2 raises OverflowError too).
+_INTEGER_BOUNDS = {name: (int(np.iinfo(name).min), int(np.iinfo(name).max))
+                   for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
+
+
 def _scalar_dtype(value, other: Tensor) -> str:
     """NumPy's rule for a Python scalar next to a tensor: the scalar adopts the tensor's kind if it can."""
     kind = other._dtype
@@ -107,8 +112,10 @@ def _scalar_dtype(value, other: Tensor) -> str:
     if isinstance(value, numbers.Integral):
         if kind == "bool":
             return "int64"
-        if kind == "int32" and not -2**31 <= value < 2**31:
-            raise OutOfRangeError(f"Python integer {value} out of bounds for int32")
+        if kind in _INTEGER_BOUNDS:
+            low, high = _INTEGER_BOUNDS[kind]
+            if not low <= value <= high:
+                raise OutOfRangeError(f"Python integer {value} out of bounds for {kind}")
         return kind
     if isinstance(value, numbers.Real):
         return kind if kind.startswith(("float", "bfloat")) else "float64"

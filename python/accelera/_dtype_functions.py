@@ -3,7 +3,8 @@ isdtype and astype.
 
 Promotion is Accelera's own (the C++ ``promote_types``, which every op uses): the standard's table within a
 kind, NumPy's rules across kinds (which the standard leaves unspecified): bool with any dtype gives that
-dtype, an integer with a float gives float64, float16 with bfloat16 gives float32. Python scalars are
+dtype, uint64 with a signed integer gives float64, an integer with a float gives the smallest float of at
+least that float's width holding the integer's values, float16 with bfloat16 gives float32. Python scalars are
 "weak": they take the dtype of the array beside them when their kind allows it.
 """
 
@@ -15,10 +16,33 @@ import numpy as np
 
 from ._args import flag
 from ._core import ArgumentError, DTypeError, Tensor
-from ._dtypes import DType, bfloat16, bool_, dtype as _dtype, float16, float32, float64, int32, int64
+from ._dtypes import (DType, bfloat16, bool_, dtype as _dtype, float16, float32, float64, int8, int16, int32, int64,
+                      uint8, uint16, uint32, uint64)
 
 _FLOATING = (float16, bfloat16, float32, float64)
-_INTEGERS = (int32, int64)
+_SIGNED = (int8, int16, int32, int64)
+_UNSIGNED = (uint8, uint16, uint32, uint64)
+_INTEGERS = _SIGNED + _UNSIGNED
+_SIGNED_OF_SIZE = {d.itemsize: d for d in _SIGNED}
+_UNSIGNED_OF_SIZE = {d.itemsize: d for d in _UNSIGNED}
+
+
+def float_result(a: DType) -> DType:
+    """The float dtype a float function gives for ``a`` (mirrors accelera::float_result_dtype): NumPy's
+    smallest float that holds the integer type."""
+    if a in _FLOATING:
+        return a
+    return {1: float16, 2: float32}.get(a.itemsize, float64)
+
+
+def _promote_integers(a: DType, b: DType) -> DType:
+    if (a in _UNSIGNED) == (b in _UNSIGNED):
+        table = _UNSIGNED_OF_SIZE if a in _UNSIGNED else _SIGNED_OF_SIZE
+        return table[max(a.itemsize, b.itemsize)]
+    unsigned, signed = (a, b) if a in _UNSIGNED else (b, a)
+    if signed.itemsize > unsigned.itemsize:
+        return signed
+    return float64 if unsigned.itemsize == 8 else _SIGNED_OF_SIZE[2 * unsigned.itemsize]
 
 
 def promote(a: DType, b: DType) -> DType:
@@ -31,9 +55,15 @@ def promote(a: DType, b: DType) -> DType:
         return a
     a_float, b_float = a in _FLOATING, b in _FLOATING
     if not a_float and not b_float:
-        return int64
+        return _promote_integers(a, b)
     if a_float != b_float:
-        return float64
+        integer, floating = (b, a) if a_float else (a, b)
+        needed = float_result(integer)
+        if float64 in (floating, needed):
+            return float64
+        if float32 in (floating, needed):
+            return float32
+        return floating
     return float64 if float64 in (a, b) else float32
 
 
@@ -79,8 +109,8 @@ def can_cast(from_, to, /) -> bool:
 
 _KINDS = {
     "bool": (bool_,),
-    "signed integer": _INTEGERS,
-    "unsigned integer": (),
+    "signed integer": _SIGNED,
+    "unsigned integer": _UNSIGNED,
     "integral": _INTEGERS,
     "real floating": _FLOATING,
     "complex floating": (),

@@ -6,9 +6,11 @@ import numpy as np
 
 from ._core import DTypeError
 
-_ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8, "bool": 1}
+_ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int8": 1, "int16": 2, "int32": 4,
+             "int64": 8, "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "bool": 1}
 _ALIASES = {"f32": "float32", "f64": "float64", "f16": "float16", "half": "float16", "bf16": "bfloat16",
-            "i32": "int32", "i64": "int64", "float": "float64", "double": "float64", "int": "int64"}
+            "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16",
+            "u32": "uint32", "u64": "uint64", "float": "float64", "double": "float64", "int": "int64"}
 
 
 class DType(str):
@@ -44,10 +46,17 @@ float32 = DType("float32")
 float64 = DType("float64")
 float16 = DType("float16")
 bfloat16 = DType("bfloat16")
+int8 = DType("int8")
+int16 = DType("int16")
 int32 = DType("int32")
 int64 = DType("int64")
+uint8 = DType("uint8")
+uint16 = DType("uint16")
+uint32 = DType("uint32")
+uint64 = DType("uint64")
 bool_ = DType("bool")
-_BY_NAME = {d.name: d for d in (float32, float64, float16, bfloat16, int32, int64, bool_)}
+_BY_NAME = {d.name: d for d in (float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, uint16,
+                                uint32, uint64, bool_)}
 
 
 def _name_or_none(obj: object) -> str | None:

@@ -47,7 +47,7 @@ def _index_tensor(item, tensor: Tensor) -> Tensor:
         index = asarray(np.asarray(item) if isinstance(item, list) else item, device=tensor.device)
         if isinstance(item, list) and len(item) == 0:
             index = index.astype("int64")  # NumPy's rule for []: an empty integer index
-    if index.dtype not in ("bool", "int32", "int64"):
+    if index.dtype not in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
         raise IndexError(f"arrays used as indices must be of integer or boolean type, not {index.dtype}")
     return index
 

@@ -23,7 +23,8 @@ def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001 - NumPy's
 
 
 def prod(x, axis=None, keepdims: bool = False) -> Tensor:
-    """Product; int32 and bool multiply as int64 (wrapping, as NumPy); the empty product is 1."""
+    """Product; bool and signed integers multiply as int64, unsigned ones as uint64 (wrapping, as NumPy); the
+    empty product is 1."""
     return _core.prod(_tensor(x), _axes(axis), flag(keepdims, "keepdims"))
 
 
@@ -110,8 +111,8 @@ def _cumulative(core_function, x, axis, dtype, include_initial) -> Tensor:
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
-    """Running sums along ``axis`` (required unless x is 1-d). bool and int32 accumulate in int64, floats
-    in float64 on the CPU; ``include_initial`` prepends the 0 of the empty sum."""
+    """Running sums along ``axis`` (required unless x is 1-d). bool and signed integers accumulate in int64,
+    unsigned ones in uint64, floats in float64 on the CPU; ``include_initial`` prepends the 0 of the empty sum."""
     return _cumulative(_core.cumulative_sum, x, axis, dtype, include_initial)
 
 

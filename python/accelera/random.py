@@ -70,8 +70,8 @@ def _float_dtype(dtype) -> str:
 
 def _integer_dtype(dtype) -> str:
     d = _dtypes.dtype(dtype)
-    if d.name not in ("int32", "int64"):
-        raise DTypeError(f"dtype must be int32 or int64, not {d.name}")
+    if d.name not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+        raise DTypeError(f"dtype must be an integer dtype, not {d.name}")
     return d.name
 
 

@@ -24,6 +24,12 @@ DLDataType to_dl_dtype(DType dtype) {
     case DType::bf16: return {4, 16, 1};
     case DType::i32: return {0, 32, 1};
     case DType::i64: return {0, 64, 1};
+    case DType::i8: return {0, 8, 1};
+    case DType::i16: return {0, 16, 1};
+    case DType::u8: return {1, 8, 1};
+    case DType::u16: return {1, 16, 1};
+    case DType::u32: return {1, 32, 1};
+    case DType::u64: return {1, 64, 1};
     case DType::boolean: return {6, 8, 1};
   }
   return {0, 0, 0};
@@ -35,11 +41,17 @@ DType from_dl_dtype(DLDataType t) {
   if (t.code == 2 && t.bits == 64) return DType::f64;
   if (t.code == 2 && t.bits == 16) return DType::f16;
   if (t.code == 4 && t.bits == 16) return DType::bf16;
+  if (t.code == 0 && t.bits == 8) return DType::i8;
+  if (t.code == 0 && t.bits == 16) return DType::i16;
   if (t.code == 0 && t.bits == 32) return DType::i32;
   if (t.code == 0 && t.bits == 64) return DType::i64;
+  if (t.code == 1 && t.bits == 8) return DType::u8;
+  if (t.code == 1 && t.bits == 16) return DType::u16;
+  if (t.code == 1 && t.bits == 32) return DType::u32;
+  if (t.code == 1 && t.bits == 64) return DType::u64;
   if (t.code == 6 && t.bits == 8) return DType::boolean;
   throw DTypeError(fmt::format("DLPack dtype (code {}, {} bits) is not one of Accelera's dtypes "
-                               "(float32, float64, float16, bfloat16, int32, int64, bool)",
+                               "(float16/32/64, bfloat16, int8/16/32/64, uint8/16/32/64, bool)",
                                t.code, t.bits));
 }
 

@@ -8,6 +8,7 @@
 
 #include "accelera/core/dtype.hpp"
 #include "core/half.hpp"
+#include "core/integer_dtypes.hpp"
 
 namespace accelera::detail {
 
@@ -44,9 +45,21 @@ inline T store_element(V v) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return v != V{};
   } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<V>) {
-    // Out-of-range and nan are undefined in C++; NumPy gives INT_MIN there, and so do we.
-    constexpr auto lo = static_cast<V>(std::numeric_limits<T>::min());
-    return (v >= lo && v < -lo) ? static_cast<T>(v) : std::numeric_limits<T>::min();
+    // Out-of-range and nan are undefined in C++. NumPy on x86 converts through the hardware's 32- or
+    // 64-bit conversion and keeps the low bits, and so do we: int32 and int64 take INT_MIN out of range,
+    // int8 and int16 the low bits of the int32 conversion, the unsigned types the low bits of the int64
+    // conversion (so -1.0 becomes 255 as uint8), uint64 values in [2^63, 2^64) convert exactly.
+    if constexpr (std::is_same_v<T, std::uint64_t>) {
+      if (v >= V(0x1p63) && v < V(0x1p64)) return static_cast<T>(v);
+      return static_cast<T>(store_element<std::int64_t>(v));
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(store_element<std::int64_t>(v));
+    } else if constexpr (sizeof(T) < 4) {
+      return static_cast<T>(store_element<std::int32_t>(v));
+    } else {
+      constexpr auto lo = static_cast<V>(std::numeric_limits<T>::min());
+      return (v >= lo && v < -lo) ? static_cast<T>(v) : std::numeric_limits<T>::min();
+    }
   } else {
     return static_cast<T>(v);
   }
@@ -60,8 +73,10 @@ decltype(auto) with_storage_type(DType dtype, F&& f) {
     case DType::f64: return f(double{});
     case DType::f16: return f(Half{});
     case DType::bf16: return f(BFloat16{});
-    case DType::i32: return f(std::int32_t{});
-    case DType::i64: return f(std::int64_t{});
+#define ACC_STORAGE_TYPE_CASE(dt, type) \
+  case dt: return f(type{});
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_STORAGE_TYPE_CASE)
+#undef ACC_STORAGE_TYPE_CASE
     case DType::boolean: break;
   }
   return f(bool{});

@@ -48,9 +48,11 @@ class DTypeSet {
 namespace dtypes {
 inline constexpr DTypeSet floating{DType::f32, DType::f64};
 inline constexpr DTypeSet half{DType::f16, DType::bf16};
-inline constexpr DTypeSet integers{DType::i32, DType::i64};
+inline constexpr DTypeSet signed_integers{DType::i8, DType::i16, DType::i32, DType::i64};
+inline constexpr DTypeSet unsigned_integers{DType::u8, DType::u16, DType::u32, DType::u64};
+inline constexpr DTypeSet integers = signed_integers | unsigned_integers;
 inline constexpr DTypeSet arithmetic = floating | integers;
-inline constexpr DTypeSet all{DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::boolean};
+inline constexpr DTypeSet all = floating | half | integers | DTypeSet{DType::boolean};
 }  // namespace dtypes
 
 // An op's name in the table and the signature of its kernels.

@@ -26,6 +26,22 @@ inline void fill_tensor(const Tensor& t, double value) {
 
 inline Tensor cast_to(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.astype(dtype); }
 
+// Note [Integer accumulation]
+// Sums and products (sum, prod, cumulative_sum, cumulative_prod) of bool and the signed integers return
+// int64, those of the unsigned integers uint64, as NumPy's and the array API standard's do. By default
+// kernels read int64 for all of them: wrapping two's-complement sums and products have the same low bits
+// whatever the signedness and width, so uint64 (or a narrower requested dtype) is the int64 result cast
+// back.
+// A backend may instead register its sum (prod) kernel for the integer dtypes themselves: the kernel then
+// reads x in its own dtype and writes the int64 output (the CPU does, saving a widened copy of x).
+inline DType accumulation_dtype(DType in) {
+  if (in == DType::boolean || (is_integral(in) && !is_unsigned(in))) return DType::i64;
+  if (is_unsigned(in)) return DType::u64;
+  return in;
+}
+// The dtype an accumulating kernel runs in for a `result` dtype.
+inline DType accumulation_kernel_dtype(DType result) { return is_integral(result) ? DType::i64 : result; }
+
 // The dtype op's kernel runs in for `dtype` on `device`: `dtype` itself, except float16 and bfloat16 on a
 // device that registers float32 but not them (the CPU and OpenCL backends), where the op computes in
 // float32 and rounds the result once (the array API's rule for hardware without a native half path).

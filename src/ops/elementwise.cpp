@@ -12,7 +12,7 @@ using namespace ops_detail;
 namespace {
 
 bool accepts(ElementwiseKind kind, DType in, bool unary) {
-  const bool integer = in == DType::i32 || in == DType::i64;
+  const bool integer = is_integral(in);
   switch (kind) {
     case ElementwiseKind::floating: return in != DType::boolean || !unary;  // True division of bools: float64
     case ElementwiseKind::arithmetic:
@@ -30,7 +30,9 @@ bool accepts(ElementwiseKind kind, DType in, bool unary) {
 DType compute_dtype(ElementwiseKind kind, DType in, std::string_view name, const Device& device, bool unary) {
   ACC_CHECK(accepts(kind, in, unary), DTypeError, "{} is not defined for {} tensors (on {}){}", name, dtype_name(in),
             device.str(), in == DType::boolean ? "; convert with astype" : "");
-  if (kind == ElementwiseKind::floating && !is_floating(in)) return DType::f64;
+  // NumPy's: true division of integers gives float64; the other float functions give the smallest float
+  // that holds the integer type (float16 for int8, float32 for int16, float64 for int32 ...).
+  if (kind == ElementwiseKind::floating && !is_floating(in)) return name == "divide" ? DType::f64 : float_result_dtype(in);
   if (kind == ElementwiseKind::logical) return DType::boolean;
   return in;
 }

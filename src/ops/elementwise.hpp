@@ -31,8 +31,9 @@
 //                                        every bit out (the right shift of a negative value gives -1)
 // A function's kind says which dtypes it accepts, which it computes in and which it returns:
 //   kind        accepts                  computes in                       returns
-//   floating    floats, integers (bool   the float, float64 for integers   the compute dtype
-//               only for binary ones)    (as NumPy does)
+//   floating    floats, integers (bool   the float; for integers NumPy's:  the compute dtype
+//               only for binary ones)    float64 for divide, else the
+//                                        smallest float holding the type
 //   arithmetic  floats, integers         the (promoted) input dtype        the compute dtype
 //   bitwise     integers, bool           the (promoted) input dtype        the compute dtype
 //   integral    integers                 the (promoted) input dtype        the compute dtype

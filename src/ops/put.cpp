@@ -37,8 +37,7 @@ void put(const Tensor& x, const Tensor& indices, const Tensor& values, std::int6
   check_defined(values, "put", "values");
   check_same_device(x, indices, "put");
   check_same_device(x, values, "put");
-  ACC_CHECK(indices.dtype() == DType::i32 || indices.dtype() == DType::i64, DTypeError,
-            "put: indices must be int32 or int64, not {}", dtype_name(indices.dtype()));
+  const Tensor index64 = cast_to(index_dtype_tensor(indices, "put"), DType::i64);
   ACC_CHECK(x.ndim() > 0, ValueError, "put: x is 0-d");
   const std::int64_t a = normalize_axis(axis, x.ndim());
   const std::vector<std::int64_t>& dims = x.shape().dims();
@@ -46,7 +45,6 @@ void put(const Tensor& x, const Tensor& indices, const Tensor& values, std::int6
   target.insert(target.end(), indices.shape().dims().begin(), indices.shape().dims().end());
   target.insert(target.end(), dims.begin() + a + 1, dims.end());
   const Shape target_shape(target);
-  const Tensor index64 = cast_to(indices, DType::i64);
   check_indices(index64, a, x.dim(a));
   // Values are read whole before any write when they share x's memory (t[[0, 1]] = t[1:3]).
   Tensor v = cast_to(values, x.dtype());

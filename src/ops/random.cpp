@@ -5,9 +5,13 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <type_traits>
+#include <utility>
 
 #include "accelera/core/error.hpp"
 #include "accelera/random.hpp"
+#include "core/convert.hpp"
+#include "ops/common.hpp"
 
 namespace accelera {
 
@@ -54,22 +58,32 @@ Tensor random_normal(const Shape& shape, DType dtype, const Device& device, std:
 
 Tensor random_integers(const Shape& shape, DType dtype, const Device& device, std::int64_t low, std::int64_t high,
                        bool endpoint, std::uint64_t seed, std::uint64_t offset) {
-  ACC_CHECK(dtype == DType::i32 || dtype == DType::i64, DTypeError,
-            "random_integers: {} is not an integer dtype (int32 or int64)", dtype_name(dtype));
-  if (dtype == DType::i32) {
-    constexpr std::int64_t lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
-    ACC_CHECK(low >= lo && (endpoint ? high <= hi : high <= hi + 1), ValueError,
-              "random_integers: bounds [{}, {}{} are out of range for int32", low, high, endpoint ? "]" : ")");
+  ACC_CHECK(is_integral(dtype), DTypeError, "random_integers: {} is not an integer dtype", dtype_name(dtype));
+  if (dtype != DType::i64) {
+    // The bounds of the dtype; uint64 draws from [0, INT64_MAX], as low and high are int64.
+    const auto [lo, hi] = detail::with_storage_type(dtype, [](auto t) {
+      using T = decltype(t);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, std::uint64_t>) {
+        return std::pair<std::int64_t, std::int64_t>{std::numeric_limits<T>::min(), std::numeric_limits<T>::max()};
+      } else {
+        return std::pair<std::int64_t, std::int64_t>{0, std::numeric_limits<std::int64_t>::max()};
+      }
+    });
+    ACC_CHECK(low >= lo && (endpoint ? high <= hi : high - 1 <= hi), ValueError,
+              "random_integers: bounds [{}, {}{} are out of range for {}", low, high, endpoint ? "]" : ")",
+              dtype_name(dtype));
   }
   ACC_CHECK(endpoint ? low <= high : low < high, ValueError, "random_integers: the interval [{}, {}{} is empty",
             low, high, endpoint ? "]" : ")");
   check_counters(shape.numel(), offset, "random_integers");
   // The count of values, modulo 2^64: only [INT64_MIN, INT64_MAX] with endpoint wraps, to 0 (= 2^64).
   const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low) + (endpoint ? 1u : 0u);
-  const auto kernel = kernel_for(op::random_integers, device, dtype);
-  Tensor out = Tensor::empty(shape, dtype, device);
+  // The kernels draw int32 and int64; the other integer dtypes take int64 draws, which fit them exactly.
+  const DType drawn = dtype == DType::i32 ? DType::i32 : DType::i64;
+  const auto kernel = kernel_for(op::random_integers, device, drawn);
+  Tensor out = Tensor::empty(shape, drawn, device);
   if (out.numel() > 0) kernel(out, seed, offset, low, range);
-  return out;
+  return ops_detail::cast_to(out, dtype);
 }
 
 Tensor random_permutation(std::int64_t n, const Device& device, std::uint64_t seed, std::uint64_t offset) {

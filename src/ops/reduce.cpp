@@ -30,7 +30,7 @@ bool is_extremum(const OpSchema<ReduceKernel>& op) { return &op == &op::max || &
 
 DType result_dtype(const OpSchema<ReduceKernel>& op, DType in) {
   if (&op == &op::sum || &op == &op::prod) {
-    return (in == DType::boolean || in == DType::i32) ? DType::i64 : in;  // as NumPy
+    return accumulation_dtype(in);  // as NumPy
   }
   if (&op == &op::mean) return (in == DType::boolean || is_integral(in)) ? DType::f64 : in;
   return in;
@@ -43,8 +43,13 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
   ACC_CHECK(!is_extremum(op) || x.dtype() != DType::boolean, DTypeError,
             "{} is not defined for bool tensors (use all/any, or convert with astype)", name);
   const DType result = result_dtype(op, x.dtype());
-  const DType dtype = kernel_dtype(op.name, x.device(), result);
-  const auto kernel = kernel_for(op, x.device(), dtype);
+  const bool accumulates = &op == &op::sum || &op == &op::prod;
+  const DType dtype = kernel_dtype(op.name, x.device(), accumulates ? accumulation_kernel_dtype(result) : result);
+  // A device whose sum (prod) kernel reads an integer dtype itself accumulates it into the int64 output
+  // without a widened copy; the others read int64 (Note [Integer accumulation]).
+  const auto registered = detail::registered_dtypes(op.name, x.device().kind);
+  const bool reads_own = accumulates && is_integral(x.dtype()) && registered && registered->contains(x.dtype());
+  const auto kernel = kernel_for(op, x.device(), reads_own ? x.dtype() : dtype);
   std::vector<std::int64_t> kept_dims = x.shape().dims();
   std::int64_t count = 1;
   for (auto a : axis_list) {
@@ -62,7 +67,7 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
                      : &op == &op::prod ? 1.0
                                         : 0.0);
   } else if (kept_shape.numel() > 0) {
-    kernel(cast_to(x, dtype), axis_list, out);
+    kernel(reads_own ? x : cast_to(x, dtype), axis_list, out);
   }
   out = cast_to(out, result);
   if (keepdims) return out;

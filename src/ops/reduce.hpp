@@ -11,6 +11,8 @@
 
 namespace accelera {
 
+// out has x's dtype, except for sum and prod kernels registered for integer dtypes: those write int64
+// (Note [Integer accumulation] in ops/common.hpp).
 using ReduceKernel = void(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out);
 
 namespace op {

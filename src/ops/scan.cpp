@@ -11,11 +11,7 @@ using namespace ops_detail;
 namespace {
 
 // The array API's default: integers and bool accumulate in the default integer dtype (int64).
-DType default_scan_dtype(DType in) { return (in == DType::boolean || in == DType::i32) ? DType::i64 : in; }
-
-// int32 results are computed in int64 and narrowed: the low 32 bits of a wrapping int64 sum or product are
-// those of the wrapping int32 one.
-DType int64_for_int32(DType result) { return result == DType::i32 ? DType::i64 : result; }
+DType default_scan_dtype(DType in) { return accumulation_dtype(in); }
 
 Tensor cumulative(const OpSchema<ScanKernel>& op, const Tensor& x, std::optional<std::int64_t> axis,
                   std::optional<DType> dtype, bool include_initial) {
@@ -27,7 +23,7 @@ Tensor cumulative(const OpSchema<ScanKernel>& op, const Tensor& x, std::optional
   const std::int64_t a = normalize_axis(axis.value_or(0), x.ndim());
   const DType result = dtype.value_or(default_scan_dtype(x.dtype()));
   ACC_CHECK(result != DType::boolean, DTypeError, "{}: a bool result dtype is not supported", name);
-  const DType computed = kernel_dtype(op.name, x.device(), int64_for_int32(result));
+  const DType computed = kernel_dtype(op.name, x.device(), accumulation_kernel_dtype(result));
   const auto kernel = kernel_for(op, x.device(), computed);
 
   std::vector<std::int64_t> out_dims = x.shape().dims();

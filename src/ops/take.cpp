@@ -18,12 +18,12 @@ std::int64_t normalized_axis(std::int64_t axis, std::int64_t ndim, const char* o
   return axis < 0 ? axis + ndim : axis;
 }
 
-void check_operands(const Tensor& x, const Tensor& indices, const char* op) {
+// The indices as the kernels take them (int32 or int64): the other integer dtypes convert to int64.
+Tensor checked_indices(const Tensor& x, const Tensor& indices, const char* op) {
   ops_detail::check_defined(x, op, "x");
   ops_detail::check_defined(indices, op, "indices");
   ops_detail::check_same_device(x, indices, op);
-  ACC_CHECK(indices.dtype() == DType::i32 || indices.dtype() == DType::i64, DTypeError,
-            "{}: indices must be int32 or int64, not {}", op, dtype_name(indices.dtype()));
+  return index_dtype_tensor(indices, op);
 }
 
 // Raises IndexError naming the first index outside [-size, size); the error path of the gather only.
@@ -53,8 +53,21 @@ Tensor gather(const Tensor& x, std::int64_t axis, const Tensor& source, const Te
 
 }  // namespace
 
-Tensor take(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> axis) {
-  check_operands(x, indices, "take");
+Tensor index_dtype_tensor(const Tensor& indices, const char* op) {
+  const DType dtype = indices.dtype();
+  if (dtype == DType::i32 || dtype == DType::i64) return indices;
+  ACC_CHECK(is_integral(dtype), DTypeError, "{}: indices must be integers, not {}", op, dtype_name(dtype));
+  if (dtype == DType::u64 && indices.numel() > 0) {
+    // Values from 2^63 up would turn negative (counting from the end) as int64.
+    const Tensor limit = full(Shape{}, 0x1p63, DType::u64, indices.device());
+    const bool too_large = *any(greater_equal(indices, limit)).to(Device::cpu()).data<bool>();
+    ACC_CHECK(!too_large, IndexError, "{}: an index of 2^63 or more is out of bounds for every axis", op);
+  }
+  return indices.astype(DType::i64);
+}
+
+Tensor take(const Tensor& x, const Tensor& given_indices, std::optional<std::int64_t> axis) {
+  const Tensor indices = checked_indices(x, given_indices, "take");
   const std::int64_t flat[] = {-1};
   const Tensor source = axis ? x : x.reshape(flat);
   const std::int64_t a = normalized_axis(axis.value_or(0), source.ndim(), "take");
@@ -71,8 +84,8 @@ Tensor take(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> 
   return gather(source, a, views.x, views.indices, indices, out_shape, "take");
 }
 
-Tensor take_along_axis(const Tensor& x, const Tensor& indices, std::int64_t axis) {
-  check_operands(x, indices, "take_along_axis");
+Tensor take_along_axis(const Tensor& x, const Tensor& given_indices, std::int64_t axis) {
+  const Tensor indices = checked_indices(x, given_indices, "take_along_axis");
   ACC_CHECK(x.ndim() == indices.ndim(), ShapeError,
             "take_along_axis: x and indices must have the same number of dimensions, got {} and {}", x.ndim(),
             indices.ndim());

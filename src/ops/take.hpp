@@ -25,6 +25,11 @@ inline constexpr OpSchema<void(const Tensor& source, std::int64_t axis_stride, s
 
 namespace accelera {
 
+// `indices` as the index kernels take them: int32 and int64 stay, the other integer dtypes convert to
+// int64 (uint64 values of 2^63 and more raise IndexError instead of wrapping negative); another dtype is a
+// DTypeError naming `op`.
+Tensor index_dtype_tensor(const Tensor& indices, const char* op);
+
 // The two views take and put index through (Note [Gather and index checks]), both with `shape`, which is
 // x.shape[:axis] + indices.shape + x.shape[axis + 1:]: x with one element along the axis and one unit
 // axis per index axis, and the indices with unit axes before and after them, each broadcast.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "accelera/accelera.hpp"
+#include "core/integer_dtypes.hpp"
 
 // gtest prints shapes in failure messages through this (found by argument-dependent lookup).
 namespace accelera {
@@ -116,8 +117,10 @@ inline double get(const Tensor& t, const Index& idx) {
     case DType::f64: return load_as<double>(p);
     case DType::f16: return half_bits_to_double(load_as<std::uint16_t>(p));
     case DType::bf16: return bf16_bits_to_double(load_as<std::uint16_t>(p));
-    case DType::i32: return load_as<std::int32_t>(p);
-    case DType::i64: return static_cast<double>(load_as<std::int64_t>(p));
+#define ACC_TEST_GET(dt, type) \
+  case dt: return static_cast<double>(load_as<type>(p));
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_TEST_GET)
+#undef ACC_TEST_GET
     case DType::boolean: return load_as<std::uint8_t>(p) != 0 ? 1.0 : 0.0;
   }
   return kNaN;
@@ -126,14 +129,36 @@ inline double get(const Tensor& t, const Index& idx) {
 inline std::int64_t get_int(const Tensor& t, const Index& idx) {
   const std::byte* p = elem_ptr(t, idx);
   switch (t.dtype()) {
-    case DType::i32: return load_as<std::int32_t>(p);
-    case DType::i64: return load_as<std::int64_t>(p);
+#define ACC_TEST_GET_INT(dt, type) \
+  case dt: return static_cast<std::int64_t>(load_as<type>(p));
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_TEST_GET_INT)
+#undef ACC_TEST_GET_INT
     case DType::boolean: return load_as<std::uint8_t>(p) != 0;
     default: ADD_FAILURE() << "get_int on a floating tensor"; return 0;
   }
 }
 
-// Writes v (rounded to the tensor's dtype; integers must be in range) at a multi-index.
+// An integral value (|v| < 2^63, or in [2^63, 2^64)) wrapped into integer type T, as a conversion of the
+// int64 value (two's complement) does.
+template <typename T>
+T wrapped(double v) {
+  if (v >= 0x1p63) return static_cast<T>(static_cast<std::uint64_t>(v));
+  return static_cast<T>(static_cast<std::int64_t>(v));
+}
+
+// A reference value of an integer result, as the dtype holds it: integer arithmetic wraps as NumPy's does.
+inline double wrap_to(DType dt, double v) {
+  if (!std::isfinite(v) || std::fabs(v) >= 0x1p64) return v;
+  switch (dt) {
+#define ACC_TEST_WRAP(dt, type) \
+  case dt: return static_cast<double>(wrapped<type>(v));
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_TEST_WRAP)
+#undef ACC_TEST_WRAP
+    default: return v;
+  }
+}
+
+// Writes v (rounded to the tensor's dtype; integers wrap as wrap_to does) at a multi-index.
 inline void set(const Tensor& t, const Index& idx, double v) {
   std::byte* p = elem_ptr(t, idx);
   const auto put = [p](auto x) { std::memcpy(p, &x, sizeof(x)); };
@@ -142,20 +167,17 @@ inline void set(const Tensor& t, const Index& idx, double v) {
     case DType::f64: put(v); break;
     case DType::f16: put(half_bits_of(round_to_format(v, kHalf))); break;
     case DType::bf16: put(bf16_bits_of(round_to_format(v, kBF16))); break;
-    case DType::i32: put(static_cast<std::int32_t>(v)); break;
-    case DType::i64: put(static_cast<std::int64_t>(v)); break;
+#define ACC_TEST_SET(dt, type) \
+  case dt: put(wrapped<type>(v)); break;
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_TEST_SET)
+#undef ACC_TEST_SET
     case DType::boolean: put(static_cast<std::uint8_t>(v != 0.0)); break;
   }
 }
 
 inline void set_int(const Tensor& t, const Index& idx, std::int64_t v) {
-  std::byte* p = elem_ptr(t, idx);
-  if (t.dtype() == DType::i32) {
-    const auto x = static_cast<std::int32_t>(v);
-    std::memcpy(p, &x, sizeof(x));
-  } else {
-    std::memcpy(p, &v, sizeof(v));
-  }
+  // Little-endian: the low bytes of the int64 are the wrapped narrower integer.
+  std::memcpy(elem_ptr(t, idx), &v, t.itemsize());
 }
 
 // Calls f(index, linear) for every element in row-major order.
@@ -182,9 +204,11 @@ inline bool is_float(DType d) { return d == DType::f32 || d == DType::f64 || d =
 
 // ---- random inputs ----------------------------------------------------------------------------------
 
+// Unsigned integers are drawn from [max(lo, 0), hi], so that references stay small and exact in double.
 inline double random_value(DType dt, std::mt19937_64& rng, double lo, double hi) {
   if (is_float(dt)) return std::uniform_real_distribution<double>(lo, hi)(rng);
   if (dt == DType::boolean) return std::bernoulli_distribution(0.5)(rng) ? 1.0 : 0.0;
+  if (accelera::is_unsigned(dt)) lo = std::max(lo, 0.0), hi = std::max(hi, lo);
   std::uniform_int_distribution<std::int64_t> dist(static_cast<std::int64_t>(std::ceil(lo)),
                                                    static_cast<std::int64_t>(std::floor(hi)));
   return static_cast<double>(dist(rng));
@@ -371,7 +395,7 @@ inline ::testing::AssertionResult matches(const Tensor& got, const Ref& ref, Tol
   std::int64_t bad = 0;
   std::ostringstream msg;
   for_each_index(got.shape(), [&](const Index& idx, std::int64_t lin) {
-    const double g = get(got, idx), r = ref.v[static_cast<std::size_t>(lin)];
+    const double g = get(got, idx), r = wrap_to(got.dtype(), ref.v[static_cast<std::size_t>(lin)]);
     const double mag = ref.mag.empty() ? std::fabs(r) : ref.mag[static_cast<std::size_t>(lin)];
     bool ok = false;
     if (std::isnan(r)) {

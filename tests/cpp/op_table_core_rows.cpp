@@ -19,11 +19,9 @@ double converted(double x, DType dt) {
     case DType::f64: return x;
     case DType::f16: return round_to_format(x, kHalf);
     case DType::bf16: return round_to_format(x, kBF16);
-    case DType::i32:
-    case DType::i64: return std::trunc(x);
     case DType::boolean: return x != 0.0 ? 1.0 : 0.0;
+    default: return std::trunc(x);  // integers: the comparison wraps it into the dtype (wrap_to)
   }
-  return kNaN;
 }
 
 std::string label(const Shape& s, View v, const std::string& extra = "") {
@@ -198,7 +196,7 @@ const std::map<std::string, BinaryReference>& binary_references() {
   return refs;
 }
 
-bool integral(DType dt) { return dt == DType::i32 || dt == DType::i64; }
+bool integral(DType dt) { return accelera::is_integral(dt); }
 
 Row unary_row(const std::string& name, accelera::Tensor (*op)(const Tensor&)) {
   return {name, [name, op](DType dt, std::mt19937_64& rng) {

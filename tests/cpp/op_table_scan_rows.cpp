@@ -9,7 +9,7 @@ namespace acc_test::op_table {
 
 namespace {
 
-bool integral(DType dt) { return dt == DType::i32 || dt == DType::i64; }
+bool integral(DType dt) { return accelera::is_integral(dt); }
 
 // The running sums (or products) of x along `axis`, with the identity first when `initial`.
 Ref scan_ref(const Tensor& x, std::int64_t axis, bool product, bool initial) {

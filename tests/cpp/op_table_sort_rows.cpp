@@ -34,6 +34,8 @@ void put_special(const Tensor& t, const Index& idx, int which) {
     }
     case DType::f32: return put(static_cast<float>(doubles[which]));
     case DType::f64: return put(doubles[which]);
+    // -1 stays exact through a double in every integer type but uint64, whose 2^64 - 1 is not: 2^63 there.
+    case DType::u64: return set(t, idx, which % 2 == 0 ? 1.0 : 0x1p63);
     default: return set(t, idx, which % 2 == 0 ? 1.0 : (t.dtype() == DType::boolean ? 0.0 : -1.0));
   }
 }

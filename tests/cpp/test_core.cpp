@@ -51,7 +51,9 @@ TEST(Device, RejectsBadStrings) {
 TEST(DType, NamesRoundTrip) {
   const std::pair<DType, const char*> expected[] = {
       {DType::f32, "float32"}, {DType::f64, "float64"}, {DType::f16, "float16"}, {DType::bf16, "bfloat16"},
-      {DType::i32, "int32"},   {DType::i64, "int64"},   {DType::boolean, "bool"}};
+      {DType::i8, "int8"},     {DType::i16, "int16"},   {DType::i32, "int32"},   {DType::i64, "int64"},
+      {DType::u8, "uint8"},    {DType::u16, "uint16"},  {DType::u32, "uint32"},  {DType::u64, "uint64"},
+      {DType::boolean, "bool"}};
   for (auto [dt, name] : expected) {
     EXPECT_EQ(dtype_name(dt), name);
     EXPECT_EQ(dtype_from_name(dtype_name(dt)), dt);
@@ -62,35 +64,53 @@ TEST(DType, NamesRoundTrip) {
   EXPECT_EQ(dtype_from_name("bf16"), DType::bf16);
   EXPECT_EQ(dtype_from_name("i32"), DType::i32);
   EXPECT_EQ(dtype_from_name("i64"), DType::i64);
-  const std::size_t sizes[] = {4, 8, 2, 2, 4, 8, 1};
-  for (std::size_t i = 0; i < 7; ++i) EXPECT_EQ(dtype_size(all_dtypes[i]), sizes[i]);
+  EXPECT_EQ(dtype_from_name("u8"), DType::u8);
+  EXPECT_EQ(dtype_from_name("i16"), DType::i16);
+  const std::size_t sizes[] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 2, 4, 8, 1};
+  static_assert(std::size(sizes) == std::size(all_dtypes));
+  for (std::size_t i = 0; i < std::size(sizes); ++i) EXPECT_EQ(dtype_size(all_dtypes[i]), sizes[i]);
 }
 
 TEST(DType, BadNamesThrowDTypeError) {
-  for (const char* bad : {"", "float", "Float32", "FLOAT32", "int8", "uint8", "float32 ", "f8", "boolean", "i16"}) {
+  for (const char* bad : {"", "float", "Float32", "FLOAT32", "int128", "uint", "float32 ", "f8", "boolean", "i128", "complex64"}) {
     SCOPED_TRACE(bad);
     EXPECT_THROW(dtype_from_name(bad), DTypeError);
   }
 }
 
 TEST(DType, PromotionTableMatchesNumPy) {
-  // Rows and columns in all_dtypes order: f32 f64 f16 bf16 i32 i64 bool.
+  // Rows and columns in all_dtypes order; the table is numpy.promote_types's (NumPy 2), with bfloat16
+  // (which NumPy lacks) promoting as float16 does except that it stays itself beside int8, uint8 and bool.
   using enum DType;
-  const DType table[7][7] = {
-      /* f32  */ {f32, f64, f32, f32, f64, f64, f32},
-      /* f64  */ {f64, f64, f64, f64, f64, f64, f64},
-      /* f16  */ {f32, f64, f16, f32, f64, f64, f16},
-      /* bf16 */ {f32, f64, f32, bf16, f64, f64, bf16},
-      /* i32  */ {f64, f64, f64, f64, i32, i64, i32},
-      /* i64  */ {f64, f64, f64, f64, i64, i64, i64},
-      /* bool */ {f32, f64, f16, bf16, i32, i64, boolean},
+  constexpr std::size_t n = std::size(all_dtypes);
+  const DType table[n][n] = {
+      /* f32  */ {f32, f64, f32, f32, f32, f32, f64, f64, f32, f32, f64, f64, f32},
+      /* f64  */ {f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64},
+      /* f16  */ {f32, f64, f16, f32, f16, f32, f64, f64, f16, f32, f64, f64, f16},
+      /* bf16 */ {f32, f64, f32, bf16, bf16, f32, f64, f64, bf16, f32, f64, f64, bf16},
+      /* i8   */ {f32, f64, f16, bf16, i8, i16, i32, i64, i16, i32, i64, f64, i8},
+      /* i16  */ {f32, f64, f32, f32, i16, i16, i32, i64, i16, i32, i64, f64, i16},
+      /* i32  */ {f64, f64, f64, f64, i32, i32, i32, i64, i32, i32, i64, f64, i32},
+      /* i64  */ {f64, f64, f64, f64, i64, i64, i64, i64, i64, i64, i64, f64, i64},
+      /* u8   */ {f32, f64, f16, bf16, i16, i16, i32, i64, u8, u16, u32, u64, u8},
+      /* u16  */ {f32, f64, f32, f32, i32, i32, i32, i64, u16, u16, u32, u64, u16},
+      /* u32  */ {f64, f64, f64, f64, i64, i64, i64, i64, u32, u32, u32, u64, u32},
+      /* u64  */ {f64, f64, f64, f64, f64, f64, f64, f64, u64, u64, u64, u64, u64},
+      /* bool */ {f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, boolean},
   };
-  for (int i = 0; i < 7; ++i) {
-    for (int j = 0; j < 7; ++j) {
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
       EXPECT_EQ(promote_types(all_dtypes[i], all_dtypes[j]), table[i][j])
           << dtype_name(all_dtypes[i]) << " with " << dtype_name(all_dtypes[j]);
     }
   }
+  EXPECT_TRUE(is_unsigned(DType::u8));
+  EXPECT_FALSE(is_unsigned(DType::i8));
+  EXPECT_TRUE(is_integral(DType::u64));
+  EXPECT_EQ(float_result_dtype(DType::i8), DType::f16);
+  EXPECT_EQ(float_result_dtype(DType::u16), DType::f32);
+  EXPECT_EQ(float_result_dtype(DType::u32), DType::f64);
+  EXPECT_EQ(float_result_dtype(DType::bf16), DType::bf16);
   EXPECT_TRUE(is_floating(DType::bf16));
   EXPECT_FALSE(is_floating(DType::i32));
   EXPECT_TRUE(is_integral(DType::i64));

@@ -22,7 +22,10 @@ Tensor run(Kind k, const Tensor& x, const Axes& ax, bool keepdims) {
 }
 
 DType result_dtype(Kind k, DType in) {
-  if (k == Kind::sum) return (in == DType::i32 || in == DType::boolean) ? DType::i64 : in;
+  if (k == Kind::sum) {
+    if (accelera::is_unsigned(in)) return DType::u64;
+    return (accelera::is_integral(in) || in == DType::boolean) ? DType::i64 : in;
+  }
   if (k == Kind::mean) return is_float(in) ? in : DType::f64;
   return in;
 }
@@ -117,7 +120,7 @@ bool reduces_empty_axis(const Tensor& x, const Axes& ax) {
   return count == 0 && kept > 0;
 }
 
-constexpr DType kDTypes[] = {DType::f32, DType::f64, DType::i32, DType::i64};
+constexpr DType kDTypes[] = {DType::f32, DType::f64, DType::i8, DType::i32, DType::i64, DType::u8, DType::u64};
 constexpr Kind kKinds[] = {Kind::sum, Kind::mean, Kind::max};
 
 }  // namespace

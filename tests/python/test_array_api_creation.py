@@ -193,7 +193,7 @@ def test_bad_arguments_raise_typed_errors(device):
             (lambda: ac.meshgrid(x.reshape(2, 2)), ValueError),
             (lambda: ac.meshgrid(np.arange(3)), TypeError),
             (lambda: ac.asarray(x, copy="yes"), TypeError),
-            (lambda: ac.asarray(x, dtype="int8"), TypeError),
+            (lambda: ac.asarray(x, dtype="complex64"), TypeError),
             (lambda: ac.zeros(3, device="nowhere:0"), ValueError),
         ]:
             with pytest.raises(error):

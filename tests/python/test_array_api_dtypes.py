@@ -12,7 +12,8 @@ import pytest
 import accelera as ac
 from array_api_support import DEVICES, assert_same, device, host, tensors_unchanged  # noqa: F401 (fixture)
 
-ALL = [ac.float16, ac.bfloat16, ac.float32, ac.float64, ac.int32, ac.int64, ac.bool_]
+INTEGERS = [ac.int8, ac.int16, ac.int32, ac.int64, ac.uint8, ac.uint16, ac.uint32, ac.uint64]
+ALL = [ac.float16, ac.bfloat16, ac.float32, ac.float64, *INTEGERS, ac.bool_]
 NUMPY_HAS = [d for d in ALL if d != ac.bfloat16]
 
 
@@ -81,7 +82,7 @@ def test_finfo_bfloat16_matches_the_format(device):
     assert host(ac.asarray(np.array([1 + info.eps / 4]), device=device).astype("bfloat16")).tolist() == [1.0]
 
 
-@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
 def test_iinfo_is_numpys(dtype):
     info, want = ac.iinfo(dtype), np.iinfo(dtype)
     assert (info.bits, info.max, info.min) == (want.bits, want.max, want.min)
@@ -97,12 +98,12 @@ def test_info_of_the_wrong_kind_is_a_type_error():
 
 KINDS = {
     "bool": {ac.bool_},
-    "signed integer": {ac.int32, ac.int64},
-    "unsigned integer": set(),
-    "integral": {ac.int32, ac.int64},
+    "signed integer": {ac.int8, ac.int16, ac.int32, ac.int64},
+    "unsigned integer": {ac.uint8, ac.uint16, ac.uint32, ac.uint64},
+    "integral": set(INTEGERS),
     "real floating": {ac.float16, ac.bfloat16, ac.float32, ac.float64},
     "complex floating": set(),
-    "numeric": {ac.int32, ac.int64, ac.float16, ac.bfloat16, ac.float32, ac.float64},
+    "numeric": {*INTEGERS, ac.float16, ac.bfloat16, ac.float32, ac.float64},
 }
 
 
@@ -161,7 +162,8 @@ def test_namespace_info(device):
                                                   "integral": ac.int64, "indexing": ac.int64}
     dtypes = info.dtypes(device=device)
     assert set(dtypes) == {d.name for d in ALL} and all(dtypes[d.name] == d for d in ALL)
-    assert set(info.dtypes(device=device, kind="integral").values()) == {ac.int32, ac.int64}
+    assert set(info.dtypes(device=device, kind="integral").values()) == set(INTEGERS)
+    assert set(info.dtypes(device=device, kind="unsigned integer")) == {"uint8", "uint16", "uint32", "uint64"}
     assert set(info.dtypes(device=device, kind=("bool", "real floating"))) == {
         "bool", "float16", "bfloat16", "float32", "float64"}
     assert info.dtypes(device=device, kind="complex floating") == {}

@@ -91,9 +91,8 @@ def test_mismatched_shapes_raise_shape_error(name):
 # Dtypes
 
 UNSUPPORTED_ARRAYS = {
-    "uint8": np.arange(6, dtype=np.uint8),
-    "int8": np.arange(6, dtype=np.int8),
-    "uint32": np.arange(6, dtype=np.uint32),
+    "clongdouble": np.arange(6).astype(np.clongdouble),
+    "timedelta": np.arange(6).astype("timedelta64[s]"),
     "complex64": np.arange(6).astype(np.complex64),
     "complex128": np.arange(6).astype(np.complex128),
     "object": np.array([1, "a", None, 2.0, object(), 3], dtype=object),
@@ -131,7 +130,7 @@ ENTRY_POINTS = {
 @pytest.mark.parametrize("kind", list(UNSUPPORTED_ARRAYS))
 def test_unsupported_dtypes_raise_dtype_error(kind, entry):
     x = UNSUPPORTED_ARRAYS[kind]
-    if entry == "from_dlpack" and kind in ("object", "str", "bytes", "datetime", "longdouble", "structured"):
+    if entry == "from_dlpack" and kind in ("object", "str", "bytes", "datetime", "timedelta", "longdouble", "clongdouble", "structured"):
         # NumPy itself refuses to export these (BufferError) or exports them as something else; Accelera
         # must still answer with a typed error.
         with inputs_unchanged(x), pytest.raises((ac.DTypeError, BufferError)):
@@ -195,7 +194,7 @@ def test_bool_compute(name):
             getattr(ac, name)(x)
 
 
-@pytest.mark.parametrize("bad", ["int8", "uint8", "complex64", np.complex128, "float128", "str", "", object()],
+@pytest.mark.parametrize("bad", ["int128", "uint", "complex64", np.complex128, "float128", "str", "", object()],
                          ids=repr)
 def test_bad_dtype_arguments(bad):
     x = np.ones(3)
@@ -460,7 +459,7 @@ def test_axis_on_0d():
 def test_failed_calls_leave_tensors_usable():
     t = ac.asarray(X)
     for call in (lambda: t.reshape(7), lambda: t.sum(axis=5), lambda: t[10], lambda: t.to("gpu"),
-                 lambda: t + np.ones(7), lambda: t.astype("uint8")):
+                 lambda: t + np.ones(7), lambda: t.astype("complex64")):
         with pytest.raises((ac.Error, IndexError)):
             call()
     np.testing.assert_array_equal(t.numpy(), X)

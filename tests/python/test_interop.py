@@ -345,7 +345,7 @@ def test_from_dlpack_rejects_non_producers():
             ac.from_dlpack(bad)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.complex64, np.complex128],
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128],
                          ids=lambda d: np.dtype(d).name)
 def test_from_dlpack_rejects_unsupported_dtypes(dtype):
     arr = np.ones(3, dtype=dtype)

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "accelera/core/dtype.hpp"
+#include "core/integer_dtypes.hpp"
 
 namespace accelera::backends {
 
@@ -57,18 +58,35 @@ struct SortKey<DType::bf16> {
   static constexpr Bits key(Bits b) { return float_key<Bits, 0x7F80>(b); }
   static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7F80>(b); }
 };
-template <>
-struct SortKey<DType::i32> {
-  using Bits = std::uint32_t;
+// Signed integers: the sign bit flipped; unsigned ones are their own keys.
+template <typename B>
+struct SignedIntegerKey {
+  using Bits = B;
   static constexpr Bits key(Bits b) { return signed_key(b); }
   static constexpr bool is_nan(Bits) { return false; }
 };
-template <>
-struct SortKey<DType::i64> {
-  using Bits = std::uint64_t;
-  static constexpr Bits key(Bits b) { return signed_key(b); }
+template <typename B>
+struct UnsignedIntegerKey {
+  using Bits = B;
+  static constexpr Bits key(Bits b) { return b; }
   static constexpr bool is_nan(Bits) { return false; }
 };
+template <>
+struct SortKey<DType::i8> : SignedIntegerKey<std::uint8_t> {};
+template <>
+struct SortKey<DType::i16> : SignedIntegerKey<std::uint16_t> {};
+template <>
+struct SortKey<DType::i32> : SignedIntegerKey<std::uint32_t> {};
+template <>
+struct SortKey<DType::i64> : SignedIntegerKey<std::uint64_t> {};
+template <>
+struct SortKey<DType::u8> : UnsignedIntegerKey<std::uint8_t> {};
+template <>
+struct SortKey<DType::u16> : UnsignedIntegerKey<std::uint16_t> {};
+template <>
+struct SortKey<DType::u32> : UnsignedIntegerKey<std::uint32_t> {};
+template <>
+struct SortKey<DType::u64> : UnsignedIntegerKey<std::uint64_t> {};
 template <>
 struct SortKey<DType::boolean> {
   using Bits = std::uint8_t;
@@ -84,8 +102,10 @@ decltype(auto) with_sort_key(DType dtype, Fn&& fn) {
     case DType::f64: return fn(SortKey<DType::f64>{});
     case DType::f16: return fn(SortKey<DType::f16>{});
     case DType::bf16: return fn(SortKey<DType::bf16>{});
-    case DType::i32: return fn(SortKey<DType::i32>{});
-    case DType::i64: return fn(SortKey<DType::i64>{});
+#define ACC_SORT_KEY_CASE(dt, type) \
+  case dt: return fn(SortKey<dt>{});
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_SORT_KEY_CASE)
+#undef ACC_SORT_KEY_CASE
     case DType::boolean: return fn(SortKey<DType::boolean>{});
   }
   return fn(SortKey<DType::boolean>{});  // unreachable: every DType is listed (this header is free of ACC_ASSERT)

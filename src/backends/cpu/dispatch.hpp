@@ -6,6 +6,7 @@
 #include "accelera/core/dtype.hpp"
 #include "accelera/core/error.hpp"
 #include "core/convert.hpp"
+#include "core/integer_dtypes.hpp"
 
 namespace accelera::cpu {
 
@@ -23,8 +24,10 @@ decltype(auto) dispatch_arith(DType dtype, const char* op, F&& f) {
   switch (dtype) {
     case DType::f32: return f(float{});
     case DType::f64: return f(double{});
-    case DType::i32: return f(std::int32_t{});
-    case DType::i64: return f(std::int64_t{});
+#define ACC_CPU_ARITH_CASE(dt, type) \
+  case dt: return f(type{});
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_CPU_ARITH_CASE)
+#undef ACC_CPU_ARITH_CASE
     default: break;
   }
   ACC_ASSERT(false, "the cpu {} kernel was called for {}", op, dtype_name(dtype));

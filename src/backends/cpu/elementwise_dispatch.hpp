@@ -52,12 +52,12 @@ void dispatch_elementwise(DType dtype, const char* op, F&& f) {
     case DType::bf16:
       if constexpr (computed.contains(DType::bf16)) return f(BFloat16{});
       break;
-    case DType::i32:
-      if constexpr (computed.contains(DType::i32)) return f(std::int32_t{});
-      break;
-    case DType::i64:
-      if constexpr (computed.contains(DType::i64)) return f(std::int64_t{});
-      break;
+#define ACC_CPU_ELEMENTWISE_INTEGER(dt, type)              \
+  case dt:                                                 \
+    if constexpr (computed.contains(dt)) return f(type{}); \
+    break;
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_CPU_ELEMENTWISE_INTEGER)
+#undef ACC_CPU_ELEMENTWISE_INTEGER
     case DType::boolean:
       if constexpr (computed.contains(DType::boolean)) return f(bool{});
       break;

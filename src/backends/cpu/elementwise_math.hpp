@@ -10,16 +10,20 @@
 
 namespace accelera::cpu::elementwise_math {
 
-// Integer arithmetic wraps as in NumPy; going through the unsigned type keeps that defined in C++.
+// Integer arithmetic wraps as in NumPy; going through an unsigned type keeps that defined in C++. Types
+// narrower than unsigned go through unsigned itself: theirs would promote to (signed) int, whose
+// overflow is undefined (65535 * 65535 as uint16).
 template <typename T>
-inline T wrap(std::make_unsigned_t<T> v) {
+using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+template <typename T>
+inline T wrap(WrapType<T> v) {
   return static_cast<T>(v);
 }
 
 template <typename T>
 inline T acc_neg(T x) {
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = WrapType<T>;
     return wrap<T>(U{0} - static_cast<U>(x));
   } else {
     return -x;
@@ -30,7 +34,7 @@ inline T acc_neg(T x) {
   template <typename T>                                                 \
   inline T name(T x, T y) {                                             \
     if constexpr (std::is_integral_v<T>) {                              \
-      using U = std::make_unsigned_t<T>;                                \
+      using U = WrapType<T>;                                            \
       return wrap<T>(static_cast<U>(static_cast<U>(x) op static_cast<U>(y))); \
     } else {                                                            \
       return x op y;                                                    \
@@ -43,7 +47,9 @@ ACC_CPU_WRAPPING(acc_mul, *)
 
 template <typename T>
 inline T acc_abs(T x) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return x;
+  } else if constexpr (std::is_integral_v<T>) {
     return x < T{0} ? acc_neg(x) : x;
   } else {
     return x < T{0} ? -x : (x == T{0} ? T{0} : x);  // |-0| = +0; nan stays nan
@@ -132,7 +138,8 @@ ACC_CPU_ROUNDING(acc_rint, nearbyint)  // the default rounding mode: half to eve
 
 template <typename T>
 inline T acc_sign(T x) {
-  return x > T{0} ? T{1} : (x < T{0} ? T{-1} : (x == T{0} ? T{0} : x));
+  if constexpr (std::is_unsigned_v<T>) return x > T{0} ? T{1} : T{0};
+  else return x > T{0} ? T{1} : (x < T{0} ? T{-1} : (x == T{0} ? T{0} : x));
 }
 
 // Integers: exponentiation by squaring, wrapping as multiplication does. A negative exponent (NumPy
@@ -140,7 +147,9 @@ inline T acc_sign(T x) {
 template <typename T>
 inline T acc_pow(T x, T y) {
   if constexpr (std::is_integral_v<T>) {
-    if (y < T{0}) return x == T{1} ? T{1} : (x == T{-1} ? ((y & T{1}) ? T{-1} : T{1}) : T{0});
+    if constexpr (std::is_signed_v<T>) {
+      if (y < T{0}) return x == T{1} ? T{1} : (x == T{-1} ? ((y & T{1}) ? T{-1} : T{1}) : T{0});
+    }
     T result{1};
     for (T base = x; y != T{0}; y >>= 1) {
       if (y & T{1}) result = acc_mul(result, base);
@@ -187,9 +196,13 @@ template <typename T>
 inline T acc_floor_divide(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     if (b == T{0}) return T{0};
-    if (b == T{-1}) return acc_neg(a);
-    const T q = a / b;
-    return (a % b != T{0} && ((a < T{0}) != (b < T{0}))) ? q - T{1} : q;
+    if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(a / b);
+    } else {
+      if (b == T{-1}) return acc_neg(a);
+      const T q = static_cast<T>(a / b);
+      return (a % b != 0 && ((a < T{0}) != (b < T{0}))) ? static_cast<T>(q - 1) : q;
+    }
   } else {
     T mod;
     return float_divmod(a, b, mod);
@@ -198,9 +211,14 @@ inline T acc_floor_divide(T a, T b) {
 template <typename T>
 inline T acc_remainder(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    if (b == T{0} || b == T{-1}) return T{0};
-    const T r = a % b;
-    return (r != T{0} && ((r < T{0}) != (b < T{0}))) ? r + b : r;
+    if (b == T{0}) return T{0};
+    if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(a % b);
+    } else {
+      if (b == T{-1}) return T{0};
+      const T r = static_cast<T>(a % b);
+      return (r != T{0} && ((r < T{0}) != (b < T{0}))) ? static_cast<T>(r + b) : r;
+    }
   } else {
     if (b == T{0}) return std::fmod(a, b);
     T mod;
@@ -232,7 +250,9 @@ inline bool acc_isfinite(T x) {
 }
 template <typename T>
 inline bool acc_signbit(T x) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return false;
+  } else if constexpr (std::is_integral_v<T>) {
     return x < T{0};
   } else {
     return std::signbit(x);
@@ -250,12 +270,17 @@ inline T acc_invert(T x) {
 template <typename T>
 inline T acc_shift_left(T x, T y) {
   using U = std::make_unsigned_t<T>;
-  return static_cast<U>(y) < sizeof(T) * 8 ? wrap<T>(static_cast<U>(static_cast<U>(x) << y)) : T{0};
+  return static_cast<U>(y) < sizeof(T) * 8 ? wrap<T>(static_cast<WrapType<T>>(static_cast<WrapType<T>>(static_cast<U>(x)) << y))
+                                           : T{0};
 }
 template <typename T>
 inline T acc_shift_right(T x, T y) {
   using U = std::make_unsigned_t<T>;
-  return static_cast<U>(y) < sizeof(T) * 8 ? static_cast<T>(x >> y) : (x < T{0} ? T{-1} : T{0});
+  if constexpr (std::is_unsigned_v<T>) {
+    return y < sizeof(T) * 8 ? static_cast<T>(x >> y) : T{0};
+  } else {
+    return static_cast<U>(y) < sizeof(T) * 8 ? static_cast<T>(x >> y) : (x < T{0} ? T{-1} : T{0});
+  }
 }
 
 }  // namespace accelera::cpu::elementwise_math

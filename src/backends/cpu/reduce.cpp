@@ -32,30 +32,47 @@ using Compare = decltype(widen(T{}));
 template <typename T>
 inline constexpr bool kFloatLike = std::is_floating_point_v<T> || kIsHalf<T>;
 
+// Integers accumulate in uint64, where overflow wraps with defined behaviour (NumPy's int64 and uint64
+// sums wrap too); the bits are the same for a signed sum.
+template <typename T>
+using IntegerOrDouble = std::conditional_t<kFloatLike<T>, double, std::uint64_t>;
+
+// Out: what the kernel writes. Integer sums and products write their uint64 accumulator's bits into an
+// int64 or uint64 output (Note [Integer accumulation]), whatever integer type they read.
+template <typename T>
+using AccumulationOut = std::conditional_t<kFloatLike<T>, T, std::uint64_t>;
+
 template <typename T>
 struct SumOp {
-  using Acc = std::conditional_t<kFloatLike<T>, double, std::int64_t>;
+  using Acc = IntegerOrDouble<T>;
+  using Out = AccumulationOut<T>;
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = true;
   static Acc init() { return Acc{0}; }
   static Acc step(Acc a, T v) { return a + static_cast<Acc>(widen(v)); }
   static Acc combine(Acc a, Acc b) { return a + b; }
-  static T finish(Acc a, std::int64_t) { return narrow<T>(a); }
+  static Out finish(Acc a, std::int64_t) { return narrow<Out>(a); }
 };
 
 template <typename T>
 struct MeanOp : SumOp<T> {
   using Acc = typename SumOp<T>::Acc;
+  using Out = T;
   static T finish(Acc a, std::int64_t count) {
-    return narrow<T>(static_cast<double>(a) / static_cast<double>(count));
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      return narrow<T>(static_cast<double>(static_cast<std::int64_t>(a)) / static_cast<double>(count));
+    } else {
+      return narrow<T>(static_cast<double>(a) / static_cast<double>(count));
+    }
   }
 };
 
 // Products accumulate like sums: floats in double, integers in int64 wrapping as NumPy's do.
 template <typename T>
 struct ProdOp {
-  using Acc = std::conditional_t<kFloatLike<T>, double, std::int64_t>;
+  using Acc = IntegerOrDouble<T>;
+  using Out = AccumulationOut<T>;
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = false;
@@ -63,17 +80,18 @@ struct ProdOp {
   static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(widen(v))); }
   static Acc combine(Acc a, Acc b) {
     if constexpr (std::is_integral_v<Acc>) {
-      return static_cast<Acc>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+      return a * b;
     } else {
       return a * b;
     }
   }
-  static T finish(Acc a, std::int64_t) { return narrow<T>(a); }
+  static Out finish(Acc a, std::int64_t) { return narrow<Out>(a); }
 };
 
 template <typename T>
 struct MinOp {
   using Acc = Compare<T>;
+  using Out = T;
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = true;
   static constexpr bool kIsSum = false;
@@ -90,6 +108,7 @@ struct MinOp {
 template <typename T>
 struct MaxOp {
   using Acc = Compare<T>;
+  using Out = T;
   static constexpr bool kIsMax = true;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = false;
@@ -126,6 +145,8 @@ typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, t
       if constexpr (Op::kIsMin) return Op::combine(acc, simd::min(p, len));
       if constexpr (Op::kIsSum) return acc + simd::sum(p, len);
     }
+  } else if constexpr (std::is_integral_v<T> && (Op::kIsMax || Op::kIsMin)) {
+    if (stride == 1 && len >= kShortRun) return Op::combine(acc, Op::kIsMax ? simd::max(p, len) : simd::min(p, len));
   }
   if (stride == 1) {
     Acc lanes[8];
@@ -157,7 +178,7 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
   const auto s = backends::split_axes(x, axes, out);
   const std::int64_t count = s.reduced_shape.numel();
   const T* xb = x.data<T>();
-  T* ob = out.data<T>();
+  auto* ob = out.data<typename Op::Out>();
   const auto kept = make_layout<2>(s.kept_shape, {&s.kept_out, &s.kept_x});
   const auto reduced = make_layout<1>(s.reduced_shape, {&s.reduced_x});
   const std::int64_t outputs = kept.numel;
@@ -245,9 +266,10 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
 
 }  // namespace
 
+// x in its own dtype; out in x's (floats) or int64 / uint64 (integers and bool: Note [Integer accumulation]).
 void sum_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   simd::ensure_target_selected();  // may throw: before any parallel region
-  dispatch_reduce(out.dtype(), "sum", [&](auto t) { run<SumOp<decltype(t)>, decltype(t)>(x, axes, out); });
+  dispatch_reduce(x.dtype(), "sum", [&](auto t) { run<SumOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 void mean_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
@@ -261,7 +283,7 @@ void max_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tenso
 }
 
 void prod_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
-  dispatch_reduce(out.dtype(), "prod", [&](auto t) { run<ProdOp<decltype(t)>, decltype(t)>(x, axes, out); });
+  dispatch_reduce(x.dtype(), "prod", [&](auto t) { run<ProdOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
 void min_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
@@ -270,13 +292,13 @@ void min_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tenso
 }
 
 ACC_REGISTER_KERNELS {
-  // The op sums int32 and bool as int64 (NumPy), so int32 never reaches the kernel.
-  register_kernel(op::sum, DeviceKind::cpu, kElementwiseFloating | DTypeSet{DType::i64}, &sum_kernel);
+  // Integers are read in their own dtype and accumulated into the int64 or uint64 output (Note [Integer
+  // accumulation]), so no widened copy is made.
+  register_kernel(op::sum, DeviceKind::cpu, kElementwiseFloating | dtypes::integers, &sum_kernel);
   register_kernel(op::mean, DeviceKind::cpu, kElementwiseFloating, &mean_kernel);
   register_kernel(op::max, DeviceKind::cpu, dtypes::arithmetic | dtypes::half, &max_kernel);
   register_kernel(op::min, DeviceKind::cpu, dtypes::arithmetic | dtypes::half, &min_kernel);
-  // As for sum, int32 and bool arrive as int64.
-  register_kernel(op::prod, DeviceKind::cpu, kElementwiseFloating | DTypeSet{DType::i64}, &prod_kernel);
+  register_kernel(op::prod, DeviceKind::cpu, kElementwiseFloating | dtypes::integers, &prod_kernel);
 }
 
 }  // namespace accelera::cpu

@@ -2,6 +2,7 @@
 // combining per-thread candidates in shared memory. A nan beats everything and ties go to the smaller
 // index, so the result is NumPy's first extremum however the work is split.
 #include "backends/cuda/common.cuh"
+#include "core/integer_dtypes.hpp"
 
 namespace accelera::cuda::kernels {
 
@@ -94,8 +95,10 @@ bool dispatch(DType dtype, const ReduceShape& S, void* out, const void* x, Launc
     case DType::f64: return launch_arg<kMax, double>(S, out, x, launch);
     case DType::f16: return launch_arg<kMax, Half>(S, out, x, launch);
     case DType::bf16: return launch_arg<kMax, BFloat16>(S, out, x, launch);
-    case DType::i32: return launch_arg<kMax, std::int32_t>(S, out, x, launch);
-    case DType::i64: return launch_arg<kMax, std::int64_t>(S, out, x, launch);
+#define ACC_ARG_INTEGER(dt, type) \
+  case dt: return launch_arg<kMax, type>(S, out, x, launch);
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_ARG_INTEGER)
+#undef ACC_ARG_INTEGER
     default: return false;
   }
 }

@@ -1,7 +1,8 @@
 // Strided copies: same-dtype moves by element size, and conversions between any two stored dtypes with
-// the CPU backend's semantics (float to int out of range or nan gives the type's minimum; half formats
+// the CPU backend's semantics (float to int as core/convert.hpp converts; half formats
 // round once, to nearest even; bool is "not zero").
 #include "backends/cuda/common.cuh"
+#include "core/integer_dtypes.hpp"
 
 namespace accelera::cuda::kernels {
 
@@ -13,6 +14,25 @@ __global__ void move_kernel(Layout L, E* dst, const E* src) {
     std::int64_t off[2];
     offsets_of<2>(L, i, off);
     dst[off[0]] = src[off[1]];
+  }
+}
+
+// As the CPU (core/convert.hpp): int32 and int64 take their minimum out of range and for nan; int8 and
+// int16 keep the low bits of the int32 conversion, the unsigned types those of the int64 one; uint64 takes
+// [2^63, 2^64) directly.
+template <typename D, typename V>
+__device__ inline D float_to_integer(V v) {
+  if constexpr (std::is_same_v<D, std::uint64_t>) {
+    if (v >= V(0x1p63) && v < V(0x1p64)) return static_cast<D>(v);
+    return static_cast<D>(float_to_integer<std::int64_t>(v));
+  } else if constexpr (std::is_unsigned_v<D>) {
+    return static_cast<D>(float_to_integer<std::int64_t>(v));
+  } else if constexpr (sizeof(D) < 4) {
+    return static_cast<D>(float_to_integer<std::int32_t>(v));
+  } else {
+    constexpr D lowest = std::is_same_v<D, std::int32_t> ? D(INT32_MIN) : D(INT64_MIN);
+    constexpr V lo = static_cast<V>(static_cast<double>(lowest));
+    return (v >= lo && v < -lo) ? static_cast<D>(v) : lowest;
   }
 }
 
@@ -31,9 +51,7 @@ __device__ inline D convert_to(V v) {
   } else if constexpr (std::is_same_v<D, Bool>) {
     return Bool{static_cast<std::uint8_t>(v != V{} ? 1 : 0)};
   } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<V>) {
-    constexpr V lo = static_cast<V>(std::is_same_v<D, std::int32_t> ? static_cast<double>(INT32_MIN)
-                                                                    : static_cast<double>(INT64_MIN));
-    return (v >= lo && v < -lo) ? static_cast<D>(v) : (std::is_same_v<D, std::int32_t> ? D(INT32_MIN) : D(INT64_MIN));
+    return float_to_integer<D>(v);
   } else {
     return static_cast<D>(v);
   }
@@ -47,8 +65,10 @@ __device__ inline D convert_from(const void* src, std::int64_t i, DType s) {
     case DType::f64: return convert_to<D>(static_cast<const double*>(src)[i]);
     case DType::f16: return convert_to<D>(half_to_float(static_cast<const Half*>(src)[i].bits));
     case DType::bf16: return convert_to<D>(bf16_to_float(static_cast<const BFloat16*>(src)[i].bits));
-    case DType::i32: return convert_to<D>(static_cast<const std::int32_t*>(src)[i]);
-    case DType::i64: return convert_to<D>(static_cast<const std::int64_t*>(src)[i]);
+#define ACC_CONVERT_FROM_INTEGER(dt, type) \
+  case dt: return convert_to<D>(static_cast<const type*>(src)[i]);
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_CONVERT_FROM_INTEGER)
+#undef ACC_CONVERT_FROM_INTEGER
     case DType::boolean: return convert_to<D>(static_cast<const Bool*>(src)[i].value != 0);
   }
   return D{};
@@ -90,8 +110,10 @@ void copy_convert(const Layout& L, void* dst, DType dst_dtype, const void* src, 
     case DType::f64: return launch_convert<double>(L, dst, src, src_dtype, launch);
     case DType::f16: return launch_convert<Half>(L, dst, src, src_dtype, launch);
     case DType::bf16: return launch_convert<BFloat16>(L, dst, src, src_dtype, launch);
-    case DType::i32: return launch_convert<std::int32_t>(L, dst, src, src_dtype, launch);
-    case DType::i64: return launch_convert<std::int64_t>(L, dst, src, src_dtype, launch);
+#define ACC_CONVERT_TO_INTEGER(dt, type) \
+  case dt: return launch_convert<type>(L, dst, src, src_dtype, launch);
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_CONVERT_TO_INTEGER)
+#undef ACC_CONVERT_TO_INTEGER
     case DType::boolean: return launch_convert<Bool>(L, dst, src, src_dtype, launch);
   }
 }

@@ -5,14 +5,19 @@
 #include <type_traits>
 
 #include "backends/cuda/common.cuh"
+#include "core/integer_dtypes.hpp"
 
 namespace accelera::cuda::kernels::elementwise_math {
 
-// Integer arithmetic wraps as in NumPy; going through the unsigned type keeps that defined.
+// Integer arithmetic wraps as in NumPy; going through an unsigned type keeps that defined (unsigned itself
+// for the narrower types, which would otherwise promote to int, whose overflow is undefined).
+template <typename C>
+using WrapType = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
+
 template <typename C>
 __device__ inline C acc_neg(C x) {
   if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
+    using U = WrapType<C>;
     return static_cast<C>(U{0} - static_cast<U>(x));
   } else {
     return -x;
@@ -23,7 +28,7 @@ __device__ inline C acc_neg(C x) {
   template <typename C>                                                         \
   __device__ inline C name(C x, C y) {                                          \
     if constexpr (std::is_integral_v<C>) {                                      \
-      using U = std::make_unsigned_t<C>;                                        \
+      using U = WrapType<C>;                                                    \
       return static_cast<C>(static_cast<U>(static_cast<U>(x) op static_cast<U>(y))); \
     } else {                                                                    \
       return x op y;                                                            \
@@ -36,7 +41,9 @@ ACC_CUDA_WRAPPING(acc_mul, *)
 
 template <typename C>
 __device__ inline C acc_abs(C x) {
-  if constexpr (std::is_integral_v<C>) {
+  if constexpr (std::is_unsigned_v<C>) {
+    return x;
+  } else if constexpr (std::is_integral_v<C>) {
     return x < C{0} ? acc_neg(x) : x;
   } else {
     return fabs(x);
@@ -137,7 +144,8 @@ ACC_CUDA_ROUNDING(acc_rint, rint)
 // NumPy's sign: nan stays nan, -0 gives +0.
 template <typename C>
 __device__ inline C acc_sign(C x) {
-  return x > C{0} ? C{1} : (x < C{0} ? C{-1} : (x == C{0} ? C{0} : x));
+  if constexpr (std::is_unsigned_v<C>) return x > C{0} ? C{1} : C{0};
+  else return x > C{0} ? C{1} : (x < C{0} ? C{-1} : (x == C{0} ? C{0} : x));
 }
 
 // Integers: exponentiation by squaring, wrapping; a negative exponent (NumPy raises) gives the truncated
@@ -145,7 +153,9 @@ __device__ inline C acc_sign(C x) {
 template <typename C>
 __device__ inline C acc_pow(C x, C y) {
   if constexpr (std::is_integral_v<C>) {
-    if (y < C{0}) return x == C{1} ? C{1} : (x == C{-1} ? ((y & C{1}) ? C{-1} : C{1}) : C{0});
+    if constexpr (std::is_signed_v<C>) {
+      if (y < C{0}) return x == C{1} ? C{1} : (x == C{-1} ? ((y & C{1}) ? C{-1} : C{1}) : C{0});
+    }
     C result{1};
     for (C base = x; y != C{0}; y >>= 1) {
       if (y & C{1}) result = acc_mul(result, base);
@@ -194,9 +204,13 @@ template <typename C>
 __device__ inline C acc_floor_divide(C a, C b) {
   if constexpr (std::is_integral_v<C>) {
     if (b == C{0}) return C{0};
-    if (b == C{-1}) return acc_neg(a);
-    const C q = a / b;
-    return (a % b != C{0} && ((a < C{0}) != (b < C{0}))) ? q - C{1} : q;
+    if constexpr (std::is_unsigned_v<C>) {
+      return static_cast<C>(a / b);
+    } else {
+      if (b == C{-1}) return acc_neg(a);
+      const C q = static_cast<C>(a / b);
+      return (a % b != 0 && ((a < C{0}) != (b < C{0}))) ? static_cast<C>(q - 1) : q;
+    }
   } else {
     C mod;
     return float_divmod(a, b, mod);
@@ -205,9 +219,14 @@ __device__ inline C acc_floor_divide(C a, C b) {
 template <typename C>
 __device__ inline C acc_remainder(C a, C b) {
   if constexpr (std::is_integral_v<C>) {
-    if (b == C{0} || b == C{-1}) return C{0};
-    const C r = a % b;
-    return (r != C{0} && ((r < C{0}) != (b < C{0}))) ? r + b : r;
+    if (b == C{0}) return C{0};
+    if constexpr (std::is_unsigned_v<C>) {
+      return static_cast<C>(a % b);
+    } else {
+      if (b == C{-1}) return C{0};
+      const C r = static_cast<C>(a % b);
+      return (r != C{0} && ((r < C{0}) != (b < C{0}))) ? static_cast<C>(r + b) : r;
+    }
   } else {
     if (b == C{0}) return acc_fmod(a, b);
     C mod;
@@ -239,7 +258,9 @@ __device__ inline bool acc_isfinite(C x) {
 }
 template <typename C>
 __device__ inline bool acc_signbit(C x) {
-  if constexpr (std::is_integral_v<C>) {
+  if constexpr (std::is_unsigned_v<C>) {
+    return false;
+  } else if constexpr (std::is_integral_v<C>) {
     return x < C{0};
   } else {
     return ::signbit(x);
@@ -257,12 +278,18 @@ __device__ inline C acc_invert(C x) {
 template <typename C>
 __device__ inline C acc_shift_left(C x, C y) {
   using U = std::make_unsigned_t<C>;
-  return static_cast<U>(y) < sizeof(C) * 8 ? static_cast<C>(static_cast<U>(static_cast<U>(x) << y)) : C{0};
+  return static_cast<U>(y) < sizeof(C) * 8
+             ? static_cast<C>(static_cast<WrapType<C>>(static_cast<WrapType<C>>(static_cast<U>(x)) << y))
+             : C{0};
 }
 template <typename C>
 __device__ inline C acc_shift_right(C x, C y) {
   using U = std::make_unsigned_t<C>;
-  return static_cast<U>(y) < sizeof(C) * 8 ? static_cast<C>(x >> y) : (x < C{0} ? C{-1} : C{0});
+  if constexpr (std::is_unsigned_v<C>) {
+    return y < sizeof(C) * 8 ? static_cast<C>(x >> y) : C{0};
+  } else {
+    return static_cast<U>(y) < sizeof(C) * 8 ? static_cast<C>(x >> y) : (x < C{0} ? C{-1} : C{0});
+  }
 }
 
 }  // namespace accelera::cuda::kernels::elementwise_math
@@ -300,8 +327,7 @@ bool with_elementwise_type(DType dtype, F&& f) {
     ACC_CUDA_ELEMENTWISE_TYPE(DType::f64, double)
     ACC_CUDA_ELEMENTWISE_TYPE(DType::f16, Half)
     ACC_CUDA_ELEMENTWISE_TYPE(DType::bf16, BFloat16)
-    ACC_CUDA_ELEMENTWISE_TYPE(DType::i32, std::int32_t)
-    ACC_CUDA_ELEMENTWISE_TYPE(DType::i64, std::int64_t)
+    ACC_FOR_EACH_INTEGER_DTYPE(ACC_CUDA_ELEMENTWISE_TYPE)
     ACC_CUDA_ELEMENTWISE_TYPE(DType::boolean, Bool)
 #undef ACC_CUDA_ELEMENTWISE_TYPE
   }

@@ -33,7 +33,8 @@ void integers_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset
 ACC_REGISTER_KERNELS {
   register_kernel(op::random_uniform, DeviceKind::cuda, dtypes::floating | dtypes::half, &uniform_kernel);
   register_kernel(op::random_normal, DeviceKind::cuda, dtypes::floating | dtypes::half, &normal_kernel);
-  register_kernel(op::random_integers, DeviceKind::cuda, dtypes::integers, &integers_kernel);
+  // The op draws the other integer dtypes as int64 (ops/random.cpp).
+  register_kernel(op::random_integers, DeviceKind::cuda, DTypeSet{DType::i32, DType::i64}, &integers_kernel);
 }
 
 }  // namespace accelera::cuda

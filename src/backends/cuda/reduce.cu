@@ -1,7 +1,10 @@
 // Sum, product, mean, max and min over any set of axes (see ReduceShape for the three strategies). Float
 // sums and products accumulate in double (float16/bfloat16 in float), integer ones in int64 wrapping back on
 // store, as in the CPU backend; max and min propagate nan.
+#include <limits>
+
 #include "backends/cuda/common.cuh"
+#include "core/integer_dtypes.hpp"
 
 namespace accelera::cuda::kernels {
 
@@ -51,8 +54,7 @@ template <typename T>
 struct MinOp {
   using Acc = compute_t<T>;
   __device__ static Acc init() {
-    if constexpr (std::is_same_v<Acc, std::int32_t>) return INT32_MAX;
-    else if constexpr (std::is_same_v<Acc, std::int64_t>) return INT64_MAX;
+    if constexpr (std::is_integral_v<Acc>) return std::numeric_limits<Acc>::max();
     else return static_cast<Acc>(INFINITY);
   }
   // nan wins and stays, as in NumPy.
@@ -65,8 +67,7 @@ template <typename T>
 struct MaxOp {
   using Acc = compute_t<T>;
   __device__ static Acc init() {
-    if constexpr (std::is_same_v<Acc, std::int32_t>) return INT32_MIN;
-    else if constexpr (std::is_same_v<Acc, std::int64_t>) return INT64_MIN;
+    if constexpr (std::is_integral_v<Acc>) return std::numeric_limits<Acc>::lowest();
     else return -static_cast<Acc>(INFINITY);
   }
   // nan wins and stays, as in NumPy.
@@ -155,7 +156,10 @@ bool launch_reduce(const ReduceShape& S, void* out, const void* x, void* partial
   return true;
 }
 
-template <template <typename> class Op, bool Integers>
+// Integers: none (mean), int64 only (sum and prod: Note [Integer accumulation]) or all of them (max, min).
+enum class Integers { none, int64, all };
+
+template <template <typename> class Op, Integers Ints>
 bool dispatch(DType dtype, const ReduceShape& S, void* out, const void* x, void* partials,
               Launch launch) {
   switch (dtype) {
@@ -165,9 +169,17 @@ bool dispatch(DType dtype, const ReduceShape& S, void* out, const void* x, void*
     case DType::bf16: return launch_reduce<Op<BFloat16>, BFloat16>(S, out, x, partials, launch);
     default: break;
   }
-  if constexpr (Integers) {
-    if (dtype == DType::i32) return launch_reduce<Op<std::int32_t>, std::int32_t>(S, out, x, partials, launch);
+  if constexpr (Ints == Integers::int64) {
     if (dtype == DType::i64) return launch_reduce<Op<std::int64_t>, std::int64_t>(S, out, x, partials, launch);
+  }
+  if constexpr (Ints == Integers::all) {
+    switch (dtype) {
+#define ACC_REDUCE_INTEGER(dt, type) \
+  case dt: return launch_reduce<Op<type>, type>(S, out, x, partials, launch);
+      ACC_FOR_EACH_INTEGER_DTYPE(ACC_REDUCE_INTEGER)
+#undef ACC_REDUCE_INTEGER
+      default: break;
+    }
   }
   return false;
 }
@@ -176,11 +188,11 @@ bool dispatch(DType dtype, const ReduceShape& S, void* out, const void* x, void*
 
 bool reduce(ReduceFunction fn, DType dtype, const ReduceShape& S, void* out, const void* x, void* partials, Launch launch) {
   switch (fn) {
-    case ReduceFunction::sum: return dispatch<SumOp, true>(dtype, S, out, x, partials, launch);
-    case ReduceFunction::mean: return dispatch<MeanOp, false>(dtype, S, out, x, partials, launch);
-    case ReduceFunction::max: return dispatch<MaxOp, true>(dtype, S, out, x, partials, launch);
-    case ReduceFunction::min: return dispatch<MinOp, true>(dtype, S, out, x, partials, launch);
-    case ReduceFunction::prod: return dispatch<ProdOp, true>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::sum: return dispatch<SumOp, Integers::int64>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::mean: return dispatch<MeanOp, Integers::none>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::max: return dispatch<MaxOp, Integers::all>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::min: return dispatch<MinOp, Integers::all>(dtype, S, out, x, partials, launch);
+    case ReduceFunction::prod: return dispatch<ProdOp, Integers::int64>(dtype, S, out, x, partials, launch);
   }
   return false;
 }

@@ -1,6 +1,7 @@
 // dst = convert(src) over a strided layout (operands 0: dst, 1: src), between any two stored dtypes.
 // SRC_* and DST_* select the storage types; CT is the conversion type (double where the device has it).
-// Conversions follow the CPU backend: float to int out of range or nan gives the type's minimum;
+// Conversions follow the CPU backend (core/convert.hpp): float to int keeps the low bits of a 32- or 64-bit
+// conversion, whose out-of-range and nan give its minimum;
 // half formats round once, to nearest even.
 #if defined(SRC_F16)
 #define S ushort
@@ -45,7 +46,12 @@ inline ushort float_to_bf16(float f) {
 #define D uchar
 #define STORE(p, i, v) ((p)[i] = (uchar)((v) != (CT)0))
 #elif defined(DST_INT_FROM_FLOAT)
-#define STORE(p, i, v) ((p)[i] = ((v) >= (CT)DST_MIN && (v) < -(CT)DST_MIN) ? (D)(v) : (D)DST_MIN)
+inline VIA float_to_via(CT v) { return (v >= (CT)VIA_MIN && v < -(CT)VIA_MIN) ? (VIA)v : (VIA)VIA_MIN; }
+#if defined(DST_U64)
+#define STORE(p, i, v) ((p)[i] = ((v) >= (CT)0x1p63 && (v) < (CT)0x1p64) ? (D)(v) : (D)float_to_via(v))
+#else
+#define STORE(p, i, v) ((p)[i] = (D)float_to_via(v))
+#endif
 #else
 #define STORE(p, i, v) ((p)[i] = (D)(v))
 #endif

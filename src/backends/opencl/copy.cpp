@@ -22,8 +22,14 @@ const char* plain_type(DType dtype) {
   switch (dtype) {
     case DType::f32: return "float";
     case DType::f64: return "double";
+    case DType::i8: return "char";
+    case DType::i16: return "short";
     case DType::i32: return "int";
     case DType::i64: return "long";
+    case DType::u8: return "uchar";
+    case DType::u16: return "ushort";
+    case DType::u32: return "uint";
+    case DType::u64: return "ulong";
     default: return nullptr;
   }
 }
@@ -41,7 +47,12 @@ std::string copy_options(const ClDevice& device, DType src, DType dst) {
   // Integer to integer converts exactly through long; anything else through double (or float).
   options += (src_int && dst_int) ? " -DCT=long" : (device.fp64 ? " -DCT=double" : " -DCT=float");
   if (is_integral(dst) && !src_int) {
-    options += fmt::format(" -DDST_INT_FROM_FLOAT -DDST_MIN={}", dst == DType::i32 ? "INT_MIN" : "LONG_MIN");
+    // As the CPU (core/convert.hpp): through int for the signed types narrower than 64 bits, through long
+    // for int64 and the unsigned ones, keeping the low bits; uint64 takes [2^63, 2^64) directly.
+    const bool via_int = !is_unsigned(dst) && dtype_size(dst) < 8;
+    options += fmt::format(" -DDST_INT_FROM_FLOAT -DVIA={} -DVIA_MIN={}", via_int ? "int" : "long",
+                           via_int ? "INT_MIN" : "LONG_MIN");
+    if (dst == DType::u64) options += " -DDST_U64";
   }
   return options;
 }

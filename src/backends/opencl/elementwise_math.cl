@@ -37,7 +37,9 @@ ACC_DEFINE_EXP(acc_expf8, float8, int8, convert_int8)
 #define acc_exp_s(x) exp(x)
 #endif
 
-// Integer arithmetic goes through the unsigned type UT so that overflow wraps, as in NumPy.
+// Integer arithmetic goes through the unsigned type UT so that overflow wraps, as in NumPy (uint for the
+// types narrower than int, which would otherwise promote to int, whose overflow is undefined).
+// ACC_UNSIGNED marks the unsigned element types.
 #if defined(ACC_INTEGER)
 #define acc_neg_s(x) ((T)((UT)0 - (UT)(x)))
 #define acc_add_s(x, y) ((T)((UT)(x) + (UT)(y)))
@@ -49,7 +51,9 @@ ACC_DEFINE_EXP(acc_expf8, float8, int8, convert_int8)
 #define acc_sub_s(x, y) ((x) - (y))
 #define acc_mul_s(x, y) ((x) * (y))
 #endif
-#if defined(ACC_INTEGER)
+#if defined(ACC_UNSIGNED)
+#define acc_abs_s(x) (x)
+#elif defined(ACC_INTEGER)
 #define acc_abs_s(x) (((x) < (T)0) ? acc_neg_s(x) : (x))
 #else
 #define acc_abs_s(x) fabs(x)
@@ -143,12 +147,19 @@ inline T acc_pow_s(T x, T y) {
 // Division by zero gives 0 and the most negative value // -1 wraps to itself, as in NumPy.
 inline T acc_floor_divide_s(T a, T b) {
   if (b == 0) return 0;
-  if (b == -1) return acc_neg_s(a);
+#if defined(ACC_UNSIGNED)
+  return a / b;
+#endif
+  if (b == (T)(-1)) return acc_neg_s(a);
   const T q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 inline T acc_remainder_s(T a, T b) {
-  if (b == 0 || b == -1) return 0;
+  if (b == 0) return 0;
+#if defined(ACC_UNSIGNED)
+  return a % b;
+#endif
+  if (b == (T)(-1)) return 0;
   const T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }

@@ -128,8 +128,14 @@ std::string element_options(const ClDevice& device, DType dtype) {
     case DType::f64:
       ACC_CHECK(device.fp64, DTypeError, "{} has no float64 support (cl_khr_fp64)", device.name);
       return "-DT=double";
+    case DType::i8: return "-DT=char -DUT=uint -DACC_INTEGER";
+    case DType::i16: return "-DT=short -DUT=uint -DACC_INTEGER";
     case DType::i32: return "-DT=int -DUT=uint -DACC_INTEGER";
     case DType::i64: return "-DT=long -DUT=ulong -DACC_INTEGER";
+    case DType::u8: return "-DT=uchar -DUT=uint -DACC_INTEGER -DACC_UNSIGNED";
+    case DType::u16: return "-DT=ushort -DUT=uint -DACC_INTEGER -DACC_UNSIGNED";
+    case DType::u32: return "-DT=uint -DUT=uint -DACC_INTEGER -DACC_UNSIGNED";
+    case DType::u64: return "-DT=ulong -DUT=ulong -DACC_INTEGER -DACC_UNSIGNED";
     default: break;
   }
   throw DTypeError(fmt::format("{} is not computed on OpenCL devices", dtype_name(dtype)));

@@ -59,7 +59,8 @@ void integers_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset
 ACC_REGISTER_KERNELS {
   register_kernel(op::random_uniform, DeviceKind::opencl, dtypes::floating | dtypes::half, &uniform_kernel);
   register_kernel(op::random_normal, DeviceKind::opencl, dtypes::floating | dtypes::half, &normal_kernel);
-  register_kernel(op::random_integers, DeviceKind::opencl, dtypes::integers, &integers_kernel);
+  // The op draws the other integer dtypes as int64 (ops/random.cpp).
+  register_kernel(op::random_integers, DeviceKind::opencl, DTypeSet{DType::i32, DType::i64}, &integers_kernel);
 }
 
 }  // namespace accelera::opencl

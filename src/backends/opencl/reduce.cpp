@@ -1,5 +1,6 @@
 // The reductions sum, mean, prod, max and min on OpenCL (ops/reduce.hpp; the launch forms in reduce.cl).
 #include <algorithm>
+#include <utility>
 
 #include "backends/common/reduce_axes.hpp"
 #include "backends/opencl/layouts.hpp"
@@ -12,6 +13,21 @@ namespace {
 
 enum class ReduceOp { sum, mean, max, min, prod };
 
+// The OpenCL C names of the lowest and highest values of `dtype` (infinities for floats).
+std::pair<const char*, const char*> integer_limits(DType dtype) {
+  switch (dtype) {
+    case DType::i8: return {"SCHAR_MIN", "SCHAR_MAX"};
+    case DType::i16: return {"SHRT_MIN", "SHRT_MAX"};
+    case DType::i32: return {"INT_MIN", "INT_MAX"};
+    case DType::i64: return {"LONG_MIN", "LONG_MAX"};
+    case DType::u8: return {"0", "UCHAR_MAX"};
+    case DType::u16: return {"0", "USHRT_MAX"};
+    case DType::u32: return {"0", "UINT_MAX"};
+    case DType::u64: return {"0", "ULONG_MAX"};
+    default: return {"(-INFINITY)", "INFINITY"};
+  }
+}
+
 template <ReduceOp Op>
 void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
   ClDevice& d = cl_device(out.device());
@@ -22,8 +38,7 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
   const auto reduced = backends::make_layout<2>(split.reduced_shape, {&zeros, &split.reduced_x});
   const bool floating = is_floating(out.dtype());
   const char* acc = floating ? (d.fp64 ? "double" : "float") : "long";
-  const char* lowest = floating ? "(-INFINITY)" : (out.dtype() == DType::i32 ? "INT_MIN" : "LONG_MIN");
-  const char* highest = floating ? "INFINITY" : (out.dtype() == DType::i32 ? "INT_MAX" : "LONG_MAX");
+  const auto [lowest, highest] = integer_limits(out.dtype());
   // Integer products multiply as unsigned so that overflow wraps (signed overflow is undefined in C).
   const char* acc_bits = floating ? acc : "ulong";
   static constexpr const char* macros[] = {"-DOP_SUM", "-DOP_MEAN", "-DOP_MAX", "-DOP_MIN", "-DOP_PROD"};
@@ -71,7 +86,7 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
 }  // namespace
 
 ACC_REGISTER_KERNELS {
-  // The op sums int32 and bool as int64 (NumPy), so int32 never reaches the kernel.
+  // The op sums every integer dtype and bool as int64 (Note [Integer accumulation] in ops/common.hpp).
   register_kernel(op::sum, DeviceKind::opencl, dtypes::floating | DTypeSet{DType::i64}, &reduce_kernel<ReduceOp::sum>);
   register_kernel(op::mean, DeviceKind::opencl, dtypes::floating, &reduce_kernel<ReduceOp::mean>);
   register_kernel(op::max, DeviceKind::opencl, dtypes::arithmetic, &reduce_kernel<ReduceOp::max>);

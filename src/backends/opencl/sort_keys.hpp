@@ -16,6 +16,13 @@ inline std::string sort_key_options(DType dtype) {
     case DType::bf16: return "-DE=ushort -DK=uint -DSIGN=0x8000 -DKEY_FLOAT=0x7F80";
     case DType::i32: return "-DE=uint -DK=uint -DSIGN=0x80000000u -DKEY_SIGNED";
     case DType::i64: return "-DE=ulong -DK=ulong -DSIGN=0x8000000000000000ul -DKEY_SIGNED";
+    case DType::i8: return "-DE=uchar -DK=uint -DSIGN=0x80 -DKEY_SIGNED";
+    case DType::i16: return "-DE=ushort -DK=uint -DSIGN=0x8000 -DKEY_SIGNED";
+    // Unsigned integers and bool are their own keys.
+    case DType::u8: return "-DE=uchar -DK=uint -DSIGN=0x80";
+    case DType::u16: return "-DE=ushort -DK=uint -DSIGN=0x8000";
+    case DType::u32: return "-DE=uint -DK=uint -DSIGN=0x80000000u";
+    case DType::u64: return "-DE=ulong -DK=ulong -DSIGN=0x8000000000000000ul";
     case DType::boolean: return "-DE=uchar -DK=uint -DSIGN=0x80";
   }
   ACC_ASSERT(false, "no sort keys for dtype {}", dtype_name(dtype));

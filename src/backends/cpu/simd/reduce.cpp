@@ -6,6 +6,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "backends/cpu/simd/loops-inl.h"
@@ -77,6 +78,31 @@ T extremum_run(const T* x, std::int64_t len) {
   return hn::GetLane(kMax ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
 }
 
+// max (kMax) or min of a run of integers (NumPy's AVX-512 loops are the bar: the baseline build has no
+// 32- or 64-bit integer max below SSE4.1, so the plain loop does not vectorise).
+template <bool kMax, typename T>
+T integer_extremum_run(const T* x, std::int64_t len) {
+  const hn::ScalableTag<T> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto n = static_cast<size_t>(len);
+  const T identity = kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  const auto pick = [](auto a, auto b) { return kMax ? hn::Max(a, b) : hn::Min(a, b); };
+  auto m0 = hn::Set(d, identity), m1 = m0;
+  size_t k = 0;
+  for (; k + 2 * lanes <= n; k += 2 * lanes) {
+    m0 = pick(m0, hn::LoadU(d, x + k));
+    m1 = pick(m1, hn::LoadU(d, x + k + lanes));
+  }
+  for (; k + lanes <= n; k += lanes) m0 = pick(m0, hn::LoadU(d, x + k));
+  if (k < n) m1 = pick(m1, load_partial(d, x + k, n - k, identity));
+  // The lanes combined in scalar code: this Highway has no MaxOfLanes for 8-bit lanes on every target.
+  HWY_ALIGN T last[hn::MaxLanes(d)];
+  hn::Store(pick(m0, m1), d, last);
+  T result = identity;
+  for (size_t i = 0; i < lanes; ++i) result = kMax ? std::max(result, last[i]) : std::min(result, last[i]);
+  return result;
+}
+
 // The first k with x[k] == value (or x[k] a nan when value is one); len when there is none.
 template <typename T>
 std::int64_t first_index_run(const T* x, std::int64_t len, T value) {
@@ -105,6 +131,21 @@ float MaxF32(const float* x, std::int64_t n) { return extremum_run<true>(x, n); 
 double MaxF64(const double* x, std::int64_t n) { return extremum_run<true>(x, n); }
 float MinF32(const float* x, std::int64_t n) { return extremum_run<false>(x, n); }
 double MinF64(const double* x, std::int64_t n) { return extremum_run<false>(x, n); }
+// The integer types of the run-time dispatched max and min: X(suffix, type).
+#define ACC_SIMD_INTEGER_TYPES(X) \
+  X(I8, std::int8_t)              \
+  X(I16, std::int16_t)            \
+  X(I32, std::int32_t)            \
+  X(I64, std::int64_t)            \
+  X(U8, std::uint8_t)             \
+  X(U16, std::uint16_t)           \
+  X(U32, std::uint32_t)           \
+  X(U64, std::uint64_t)
+#define ACC_SIMD_INTEGER_EXTREMA(suffix, type)                                                           \
+  type Max##suffix(const type* x, std::int64_t n) { return integer_extremum_run<true>(x, n); }          \
+  type Min##suffix(const type* x, std::int64_t n) { return integer_extremum_run<false>(x, n); }
+ACC_SIMD_INTEGER_TYPES(ACC_SIMD_INTEGER_EXTREMA)
+#undef ACC_SIMD_INTEGER_EXTREMA
 std::int64_t FirstIndexF32(const float* x, std::int64_t n, float value) { return first_index_run(x, n, value); }
 std::int64_t FirstIndexF64(const double* x, std::int64_t n, double value) { return first_index_run(x, n, value); }
 
@@ -122,6 +163,23 @@ HWY_EXPORT(MinF32);
 HWY_EXPORT(MinF64);
 HWY_EXPORT(FirstIndexF32);
 HWY_EXPORT(FirstIndexF64);
+#define ACC_SIMD_EXPORT_EXTREMA(suffix, type) \
+  HWY_EXPORT(Max##suffix);                    \
+  HWY_EXPORT(Min##suffix);
+ACC_SIMD_INTEGER_TYPES(ACC_SIMD_EXPORT_EXTREMA)
+#undef ACC_SIMD_EXPORT_EXTREMA
+
+#define ACC_SIMD_DISPATCH_EXTREMA(suffix, type)           \
+  type max(const type* x, std::int64_t n) {               \
+    ensure_target_selected();                             \
+    return HWY_DYNAMIC_DISPATCH(Max##suffix)(x, n);       \
+  }                                                       \
+  type min(const type* x, std::int64_t n) {               \
+    ensure_target_selected();                             \
+    return HWY_DYNAMIC_DISPATCH(Min##suffix)(x, n);       \
+  }
+ACC_SIMD_INTEGER_TYPES(ACC_SIMD_DISPATCH_EXTREMA)
+#undef ACC_SIMD_DISPATCH_EXTREMA
 
 double sum(const float* x, std::int64_t n) {
   ensure_target_selected();

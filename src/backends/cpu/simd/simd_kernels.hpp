@@ -96,6 +96,19 @@ float max(const float* x, std::int64_t n);
 double max(const double* x, std::int64_t n);
 float min(const float* x, std::int64_t n);
 double min(const double* x, std::int64_t n);
+// Integer runs: the largest (smallest) element; the type's lowest (highest) value for n == 0.
+#define ACC_SIMD_DECLARE_INTEGER_EXTREMA(type) \
+  type max(const type* x, std::int64_t n);     \
+  type min(const type* x, std::int64_t n);
+ACC_SIMD_DECLARE_INTEGER_EXTREMA(std::int8_t)
+ACC_SIMD_DECLARE_INTEGER_EXTREMA(std::int16_t)
+ACC_SIMD_DECLARE_INTEGER_EXTREMA(std::int32_t)
+ACC_SIMD_DECLARE_INTEGER_EXTREMA(std::int64_t)
+ACC_SIMD_DECLARE_INTEGER_EXTREMA(std::uint8_t)
+ACC_SIMD_DECLARE_INTEGER_EXTREMA(std::uint16_t)
+ACC_SIMD_DECLARE_INTEGER_EXTREMA(std::uint32_t)
+ACC_SIMD_DECLARE_INTEGER_EXTREMA(std::uint64_t)
+#undef ACC_SIMD_DECLARE_INTEGER_EXTREMA
 // The first k < n with x[k] == value (a nan value finds the first nan); n when there is none.
 std::int64_t first_index(const float* x, std::int64_t n, float value);
 std::int64_t first_index(const double* x, std::int64_t n, double value);
