@@ -78,8 +78,8 @@ Tensor searchsorted(const Tensor& x1, const Tensor& x2, bool right, const std::o
   if (sorter) {
     ops_detail::check_defined(*sorter, "searchsorted", "sorter");
     ops_detail::check_same_device(x1, *sorter, "searchsorted");
-    ACC_CHECK(sorter->dtype() == DType::i32 || sorter->dtype() == DType::i64, DTypeError,
-              "searchsorted: sorter must be int32 or int64, not {}", dtype_name(sorter->dtype()));
+    ACC_CHECK(is_integral(sorter->dtype()), DTypeError, "searchsorted: sorter must be integers, not {}",
+              dtype_name(sorter->dtype()));
     ACC_CHECK(sorter->shape() == x1.shape(), ShapeError, "searchsorted: sorter has shape {}, x1 has {}",
               sorter->shape().str(), x1.shape().str());
     haystack = take(x1, *sorter);

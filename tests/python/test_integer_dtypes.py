@@ -141,6 +141,11 @@ def test_sorting_and_sets(dtype, device):
     same(values, want_values)
     same(counts, want_counts)
     same(ac.searchsorted(ac.sort(t[0]), t[1]), np.searchsorted(np.sort(x[0]), x[1]))
+    sorter = np.argsort(x[0], kind="stable").astype(np.uint16)  # any integer dtype sorts
+    same(ac.searchsorted(t[0], t[1], sorter=ac.asarray(sorter, device=device)),
+         np.searchsorted(x[0], x[1], sorter=sorter))
+    with pytest.raises(ac.DTypeError):
+        ac.searchsorted(t[0], t[1], sorter=ac.asarray(sorter.astype(np.float32), device=device))
 
 
 @pytest.mark.parametrize("dtype", NEW)
