@@ -274,11 +274,12 @@ def _matmul(out, a, b):
         b2 = M.expand_dims(b, -1) if b.ndim == 1 else b
         g2 = M.expand_dims(g, -2) if a.ndim == 1 else g
         g2 = M.expand_dims(g2, -1) if b.ndim == 1 else g2
-        ga = O.matmul(g2, M.matrix_transpose(b2))
-        gb = O.matmul(M.matrix_transpose(a2), g2)
-        if a.ndim == 1:
+        # Only the products asked for: an operand that needs no gradient (a data batch) costs nothing.
+        ga = O.matmul(g2, M.matrix_transpose(b2)) if requires_grad(a) else None
+        gb = O.matmul(M.matrix_transpose(a2), g2) if requires_grad(b) else None
+        if a.ndim == 1 and ga is not None:
             ga = M.squeeze(ga, -2)
-        if b.ndim == 1:
+        if b.ndim == 1 and gb is not None:
             gb = M.squeeze(gb, -1)
         return ga, gb
     return grads

@@ -64,11 +64,14 @@ class _Linear(Function):
 
     @staticmethod
     def backward(ctx, g):
+        # Only the gradients asked for: a first layer's input (a data batch) needs none, and its product
+        # would be the largest of the step.
         x, weight, bias = ctx.saved_tensors
+        needs_x, needs_weight, needs_bias = ctx.needs_input_grad
         g2 = M.reshape(g, (-1, g.shape[-1]))
-        dw = O.matmul(g2.T, M.reshape(x, (-1, x.shape[-1])))
-        db = None if bias is None else O.sum(g2, 0)
-        return O.matmul(g, weight), dw, db
+        dw = O.matmul(g2.T, M.reshape(x, (-1, x.shape[-1]))) if needs_weight else None
+        db = O.sum(g2, 0) if bias is not None and needs_bias else None
+        return (O.matmul(g, weight) if needs_x else None), dw, db
 
 
 @amp.in_autocast_dtype
