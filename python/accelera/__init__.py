@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 
-# Note [OpenMP wait policy] (cli/main.cpp): spinning OpenMP workers slow down the OpenBLAS and OpenCL
-# threads that run between Accelera's parallel loops; libgomp reads the policy when it is loaded, which is
-# when _core is imported just below. A policy the user set is kept.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Note [OpenMP wait policy] (cli/main.cpp): OpenMP workers spin briefly after a parallel region, then
+# sleep; libgomp reads this when it is loaded, which is when _core is imported just below. A policy or a
+# spin count the user set is kept.
+if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+    os.environ["GOMP_SPINCOUNT"] = "2000"
 
 from . import _args, _core, _dtypes  # noqa: E402
 from ._core import (
