@@ -1,7 +1,7 @@
 """The array namespace against NumPy, in one run: element-wise functions, reductions, random numbers, and
 an ordinary NumPy program run unchanged on Accelera arrays.
 
-    python bench/bench_array.py [--quick] [--markdown] [--devices cpu,opencl:0] [--only sort]
+    python bench/bench_array.py [--quick] [--markdown] [--devices cpu,opencl:0] [--only sort|complex]
 
 Rows on "cpu" give NumPy's time / Accelera's (> 1: Accelera is faster), each the best of several runs after
 a warm-up, NumPy and Accelera interleaved. Every row also gives Accelera's throughput (bytes read and
@@ -10,7 +10,8 @@ memory-bound op. The program rows time `numpy_program` (standardised columns, pa
 Monte-Carlo estimate of pi) written against NumPy and called with Accelera arrays through NumPy's
 protocols, against the same function on NumPy arrays. The sort rows (``--only sort`` runs them alone) time
 sort, argsort and unique_values of float32 against NumPy's default sort (an AVX-512/AVX2 quicksort, not
-stable) and its stable sort (kind="stable"); Accelera's sort is always stable.
+stable) and its stable sort (kind="stable"); Accelera's sort is always stable. ``--only complex`` times
+complex64 functions and products and the Fourier transforms against NumPy.
 """
 
 from __future__ import annotations
@@ -93,13 +94,62 @@ def sort_rows(device: str, repeat: int, quick: bool, copy_of) -> list[tuple[str,
     return rows
 
 
+def complex_rows(device: str, repeat: int, quick: bool) -> list[tuple[str, ...]]:
+    """Rows of complex64 element-wise functions, reductions and products, and of the Fourier transforms
+    (accelera.fft against numpy.fft, both pocketfft on the CPU): best of interleaved rounds."""
+    rng = np.random.default_rng(2)
+    n = 1 << (20 if quick else 22)
+    z = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    w = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    tz, tw = acc.asarray(z, device=device), acc.asarray(w, device=device)
+    copy_time = best_time(lambda: sync(tz.clone()), 2 * repeat)
+    side = 512 if quick else 1024
+    a = (rng.standard_normal((side, side)) + 1j * rng.standard_normal((side, side))).astype(np.complex64)
+    ta = acc.asarray(a, device=device)
+    x = rng.standard_normal(n).astype(np.float32)
+    tx = acc.asarray(x, device=device)
+    batch = z.reshape(-1, 1024)
+    tbatch = tz.reshape(-1, 1024)
+    square = z[: (1 << 20)].reshape(1024, 1024)
+    tsquare = acc.asarray(square, device=device)
+    mi = n // 2**20
+    cases = [  # name, NumPy, Accelera, bytes moved (x z.nbytes) or None for compute-bound rows
+        (f"multiply ({mi} Mi complex64)", lambda: z * w, lambda: tz * tw, 3),
+        (f"add ({mi} Mi complex64)", lambda: z + w, lambda: tz + tw, 3),
+        (f"abs ({mi} Mi complex64)", lambda: np.abs(z), lambda: acc.abs(tz), 1.5),
+        (f"exp ({mi} Mi complex64)", lambda: np.exp(z), lambda: acc.exp(tz), 2),
+        (f"sum ({mi} Mi complex64)", lambda: np.sum(z), lambda: acc.sum(tz), 1),
+        (f"matmul ({side}^2 complex64)", lambda: a @ a, lambda: ta @ ta, None),
+        (f"fft ({mi} Mi complex64, one transform)", lambda: np.fft.fft(z), lambda: acc.fft.fft(tz), None),
+        (f"fft ({n // 1024} x 1024 complex64, batched)", lambda: np.fft.fft(batch), lambda: acc.fft.fft(tbatch), None),
+        (f"rfft ({mi} Mi float32)", lambda: np.fft.rfft(x), lambda: acc.fft.rfft(tx), None),
+        ("fft2 (1024 x 1024 complex64)", lambda: np.fft.fft2(square), lambda: acc.fft.fftn(tsquare), None),
+    ]
+    rows = []
+    for name, numpy_fn, acc_fn, traffic in cases:
+        t_acc = t_np = float("inf")
+        for _ in range(3):  # interleaved rounds
+            t_acc = min(t_acc, best_time(lambda: sync(acc_fn()), repeat))
+            if device == "cpu":
+                t_np = min(t_np, best_time(numpy_fn, repeat))
+        share = f"{traffic * copy_time / 2 / t_acc:.0%}" if traffic else "-"
+        rows.append((device, name, f"{t_acc * 1e3:.2f} ms", share, f"{t_np / t_acc:.2f}x" if device == "cpu" else "-"))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--devices", default=",".join(d["device"] for d in acc.devices()))
-    parser.add_argument("--only", choices=["sort"], help="run only these rows")
+    parser.add_argument("--only", choices=["sort", "complex"], help="run only these rows")
     args = parser.parse_args()
+    if args.only == "complex":
+        rows = []
+        for device in args.devices.split(","):
+            rows += complex_rows(device, 3 if args.quick else 5, args.quick)
+        print_rows(rows, args.markdown)
+        return
     if args.only == "sort":
         rows = []
         for device in args.devices.split(","):

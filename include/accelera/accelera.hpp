@@ -16,6 +16,7 @@
 #include "accelera/cpu_features.hpp"
 #include "accelera/chunk_stream.hpp"
 #include "accelera/engine.hpp"
+#include "accelera/fft.hpp"
 #include "accelera/kernel.hpp"
 #include "accelera/linalg.hpp"
 #include "accelera/nn_ops.hpp"

@@ -3,6 +3,7 @@
 // the result on the inputs' device and runs that device's kernel from the kernel table (an op a device
 // does not run in a dtype raises NotSupportedError naming the op, the device and the dtype). NumPy
 // semantics: broadcasting, dtype promotion, shapes of results.
+#include <complex>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -17,6 +18,8 @@ using Axes = std::optional<std::vector<std::int64_t>>;  // nullopt: all axes
 ACC_API Tensor zeros(const Shape& shape, DType dtype = DType::f32, const Device& device = Device::cpu());
 ACC_API Tensor ones(const Shape& shape, DType dtype = DType::f32, const Device& device = Device::cpu());
 ACC_API Tensor full(const Shape& shape, double value, DType dtype = DType::f32, const Device& device = Device::cpu());
+// A complex value fills a complex64 or complex128 tensor (DTypeError for another dtype).
+ACC_API Tensor full(const Shape& shape, std::complex<double> value, DType dtype, const Device& device = Device::cpu());
 
 // NumPy matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast. Floating dtypes.
 ACC_API Tensor matmul(const Tensor& a, const Tensor& b);
@@ -65,6 +68,12 @@ ACC_API Tensor trunc(const Tensor& x);
 ACC_API Tensor round(const Tensor& x);  // half to even; integers unchanged
 ACC_API Tensor sign(const Tensor& x);   // sign(nan) = nan
 ACC_API Tensor positive(const Tensor& x);
+// The parts of a complex x in its real dtype (a real x: a copy of x, and zeros), its conjugate (a real x:
+// a copy), and the complex tensor of two real floating parts (broadcast, promoted).
+ACC_API Tensor real(const Tensor& x);
+ACC_API Tensor imag(const Tensor& x);
+ACC_API Tensor conj(const Tensor& x);
+ACC_API Tensor complex_from_parts(const Tensor& real_part, const Tensor& imag_part);
 ACC_API Tensor pow(const Tensor& a, const Tensor& b);  // integers: wrapping; a negative exponent gives 1/a^|b| truncated
 ACC_API Tensor atan2(const Tensor& a, const Tensor& b);
 ACC_API Tensor hypot(const Tensor& a, const Tensor& b);

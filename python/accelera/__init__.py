@@ -43,8 +43,8 @@ from ._convert import device_or_default, from_dlpack
 from . import chunking  # noqa: F401
 from .engine import Matrix, MatrixEngine
 from .memory_manager import MemoryManager
-from ._dtypes import (DType, bfloat16, bool_, dtype, float16, float32, float64, int8, int16, int32, int64, uint8,
-                      uint16, uint32, uint64)
+from ._dtypes import (DType, bfloat16, bool_, complex64, complex128, dtype, float16, float32, float64, int8, int16,
+                      int32, int64, uint8, uint16, uint32, uint64)
 from ._nn import (
     attention,
     attention_backward,
@@ -173,7 +173,7 @@ __all__ = [
     "InternalError", "KernelManager", "Matrix", "MatrixEngine", "MemoryManager", "NotSupportedError", "OutOfMemoryError",
     "OutOfRangeError",
     "ShapeError", "Tensor", "__version__", "abs", "absent_backends", "add", "allow_tf32", "asarray", "bfloat16", "bool_",
-    "chunking", "compiled_backends", "cpu_blas_info", "cpu_parallel_grain", "cpu_simd_info", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
+    "chunking", "compiled_backends", "complex64", "complex128", "cpu_blas_info", "cpu_parallel_grain", "cpu_simd_info", "default_device", "devices", "divide", "dtype", "empty_cache", "exp",
     "float16", "float32", "float64", "from_dlpack", "full", "int8", "int16", "int32", "int64", "log", "matmul", "max", "maximum", "mean", "minimum",
     "memory_stats", "multiply", "negative", "ones", "op_table", "relu", "set_allow_tf32", "set_log_level",
     "set_memory_budget", "sigmoid", "sqrt", "square", "subtract", "sum", "supports", "tanh", "uint8", "uint16", "uint32", "uint64", "use_cpu_blas", "zeros",
@@ -204,6 +204,10 @@ from . import linalg  # noqa: E402
 from .linalg import LinAlgError, tensordot, vecdot  # noqa: E402
 
 __all__ += ["LinAlgError", "linalg", "tensordot", "vecdot"]
+# Fourier transforms: the array API's fft extension.
+from . import fft  # noqa: E402
+
+__all__ += ["fft"]
 
 # The offload runtime: @gpu, par_iter, Config (accelera.offload).
 from . import offload  # noqa: E402

@@ -51,7 +51,7 @@ def _from_numpy(arr: np.ndarray) -> Tensor:
     if name not in _BY_NAME or name == "bfloat16":
         raise DTypeError(
             f"NumPy dtype {arr.dtype} is not supported: Accelera takes float16/32/64, int8/16/32/64, "
-            "uint8/16/32/64 and bool arrays (convert with .astype)")
+            "uint8/16/32/64, bool and complex64/128 arrays (convert with .astype)")
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return _core._from_dlpack_capsule(arr.__dlpack__(max_version=(1, 0)))
@@ -118,12 +118,16 @@ def _scalar_dtype(value, other: Tensor) -> str:
                 raise OutOfRangeError(f"Python integer {value} out of bounds for {kind}")
         return kind
     if isinstance(value, numbers.Real):
-        return kind if kind.startswith(("float", "bfloat")) else "float64"
+        return kind if kind.startswith(("float", "bfloat", "complex")) else "float64"
+    if isinstance(value, numbers.Complex):
+        if kind.startswith("complex"):
+            return kind
+        return "complex64" if kind in ("float32", "float16", "bfloat16") else "complex128"
     raise DTypeError(f"unsupported operand type {type(value).__name__}")
 
 
 def _is_python_scalar(x) -> bool:
-    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
 # Note [Scalar operands]: ``x * 0.9`` needs 0.9 as a 0-d tensor on x's device. Making one costs a NumPy
@@ -151,8 +155,10 @@ def scalar_tensor(value, dtype_name: str, device: str) -> Tensor:
 
 
 def _new_scalar_tensor(value, dtype_name: str, device: str) -> Tensor:
-    if isinstance(value, (str, bytes)) or not isinstance(value, numbers.Real):
-        raise DTypeError(f"a fill value must be a real number, not {type(value).__name__}")
+    if isinstance(value, (str, bytes)) or not isinstance(value, numbers.Complex):
+        raise DTypeError(f"a fill value must be a number, not {type(value).__name__}")
+    if not isinstance(value, numbers.Real) and not dtype_name.startswith("complex"):
+        raise DTypeError(f"cannot fill {dtype_name} with the complex number {value}")
     if dtype_name == "bfloat16":
         return _core._full((), float(value), dtype_name, device)
     if dtype_name.startswith("int") and isinstance(value, numbers.Integral):

@@ -19,9 +19,10 @@ from . import _core
 from ._args import flag, integer
 from ._convert import _from_numpy, asarray as _convert, device_or_default, scalar_tensor
 from ._core import ArgumentError, DTypeError, Tensor
-from ._dtypes import bool_, dtype as _dtype, float32, int64
+from ._dtypes import bool_, complex64, dtype as _dtype, float32, int64
 
 DEFAULT_FLOAT = float32  # what GPUs compute fastest, and what zeros(shape) has always made
+DEFAULT_COMPLEX = complex64  # the standard's rule: the complex dtype of the default real floating one
 DEFAULT_INT = int64
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 
@@ -58,7 +59,9 @@ def _fill_dtype(value):
         return DEFAULT_INT
     if isinstance(value, numbers.Real):
         return DEFAULT_FLOAT
-    raise DTypeError(f"a fill value must be a real number or a bool, not {type(value).__name__}")
+    if isinstance(value, numbers.Complex):
+        return DEFAULT_COMPLEX
+    raise DTypeError(f"a fill value must be a number or a bool, not {type(value).__name__}")
 
 
 def full(shape, fill_value, dtype=None, device=None) -> Tensor:
@@ -67,6 +70,11 @@ def full(shape, fill_value, dtype=None, device=None) -> Tensor:
     inferred = _fill_dtype(fill_value)  # also refuses what is not a number
     dt = inferred if dtype is None else _dtype(dtype)
     device = device_or_default(device)
+    if dt.is_complex:
+        value = complex(fill_value)
+        return _core._full_complex(shape, value.real, value.imag, dt.name, device)
+    if not isinstance(fill_value, numbers.Real):
+        raise DTypeError(f"cannot fill {dt.name} with the complex number {fill_value}")
     # The fill kernel takes a float64: exact for bools, and for floats it rounds once into a float dtype.
     if isinstance(fill_value, (bool, np.bool_)) or (
             not isinstance(fill_value, numbers.Integral) and dt.name in _FLOATING):

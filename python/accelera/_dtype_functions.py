@@ -16,10 +16,11 @@ import numpy as np
 
 from ._args import flag
 from ._core import ArgumentError, DTypeError, Tensor
-from ._dtypes import (DType, bfloat16, bool_, dtype as _dtype, float16, float32, float64, int8, int16, int32, int64,
-                      uint8, uint16, uint32, uint64)
+from ._dtypes import (DType, bfloat16, bool_, complex64, complex128, dtype as _dtype, float16, float32, float64, int8,
+                      int16, int32, int64, uint8, uint16, uint32, uint64)
 
 _FLOATING = (float16, bfloat16, float32, float64)
+_COMPLEX = (complex64, complex128)
 _SIGNED = (int8, int16, int32, int64)
 _UNSIGNED = (uint8, uint16, uint32, uint64)
 _INTEGERS = _SIGNED + _UNSIGNED
@@ -30,9 +31,21 @@ _UNSIGNED_OF_SIZE = {d.itemsize: d for d in _UNSIGNED}
 def float_result(a: DType) -> DType:
     """The float dtype a float function gives for ``a`` (mirrors accelera::float_result_dtype): NumPy's
     smallest float that holds the integer type."""
-    if a in _FLOATING:
+    if a in _FLOATING or a in _COMPLEX:
         return a
     return {1: float16, 2: float32}.get(a.itemsize, float64)
+
+
+def real_of(a: DType) -> DType:
+    """float32 for complex64, float64 for complex128; other dtypes unchanged."""
+    return {complex64: float32, complex128: float64}.get(a, a)
+
+
+def complex_of(a: DType) -> DType:
+    """The complex dtype holding ``a``'s values (mirrors accelera::complex_dtype)."""
+    if a in _COMPLEX:
+        return a
+    return complex128 if float_result(a) == float64 else complex64
 
 
 def _promote_integers(a: DType, b: DType) -> DType:
@@ -53,6 +66,8 @@ def promote(a: DType, b: DType) -> DType:
         return b
     if b == bool_:
         return a
+    if a in _COMPLEX or b in _COMPLEX:
+        return complex_of(promote(real_of(a), real_of(b)))
     a_float, b_float = a in _FLOATING, b in _FLOATING
     if not a_float and not b_float:
         return _promote_integers(a, b)
@@ -68,7 +83,7 @@ def promote(a: DType, b: DType) -> DType:
 
 
 def _is_python_scalar(x) -> bool:
-    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
 def _weak_scalar_dtype(value, other: DType) -> DType:
@@ -77,7 +92,9 @@ def _weak_scalar_dtype(value, other: DType) -> DType:
         return other
     if isinstance(value, int):
         return int64 if other == bool_ else other
-    return other if other in _FLOATING else float64
+    if isinstance(value, complex):
+        return other if other in _COMPLEX else (complex64 if other in (float16, bfloat16, float32) else complex128)
+    return other if other in _FLOATING or other in _COMPLEX else float64
 
 
 def _dtype_of(x) -> DType:
@@ -113,8 +130,8 @@ _KINDS = {
     "unsigned integer": _UNSIGNED,
     "integral": _INTEGERS,
     "real floating": _FLOATING,
-    "complex floating": (),
-    "numeric": _INTEGERS + _FLOATING,
+    "complex floating": _COMPLEX,
+    "numeric": _INTEGERS + _FLOATING + _COMPLEX,
 }
 
 
@@ -160,8 +177,8 @@ _BFLOAT16 = finfo_object(16, 2.0**-7, _BFLOAT16_MAX, -_BFLOAT16_MAX, 2.0**-126, 
 
 
 def finfo(type, /) -> finfo_object:  # noqa: A002 - the standard's parameter name
-    """Limits of a floating dtype (or of an array's dtype)."""
-    dt = _dtype_of(type)
+    """Limits of a floating dtype (or of an array's dtype); a complex dtype gives those of its parts."""
+    dt = real_of(_dtype_of(type))
     if dt not in _FLOATING:
         raise DTypeError(f"finfo expects a floating dtype, not {dt.name}")
     if dt == bfloat16:

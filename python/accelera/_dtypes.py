@@ -7,10 +7,10 @@ import numpy as np
 from ._core import DTypeError
 
 _ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int8": 1, "int16": 2, "int32": 4,
-             "int64": 8, "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "bool": 1}
+             "int64": 8, "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "bool": 1, "complex64": 8, "complex128": 16}
 _ALIASES = {"f32": "float32", "f64": "float64", "f16": "float16", "half": "float16", "bf16": "bfloat16",
             "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16",
-            "u32": "uint32", "u64": "uint64", "float": "float64", "double": "float64", "int": "int64"}
+            "u32": "uint32", "u64": "uint64", "c64": "complex64", "c128": "complex128", "float": "float64", "double": "float64", "int": "int64"}
 
 
 class DType(str):
@@ -28,7 +28,12 @@ class DType(str):
 
     @property
     def is_floating(self) -> bool:
+        """Real floating (complex dtypes are not)."""
         return self.name.startswith(("float", "bfloat"))
+
+    @property
+    def is_complex(self) -> bool:
+        return self.name.startswith("complex")
 
     def __eq__(self, other: object) -> bool:
         return _name_or_none(other) == self.name
@@ -55,8 +60,10 @@ uint16 = DType("uint16")
 uint32 = DType("uint32")
 uint64 = DType("uint64")
 bool_ = DType("bool")
+complex64 = DType("complex64")
+complex128 = DType("complex128")
 _BY_NAME = {d.name: d for d in (float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, uint16,
-                                uint32, uint64, bool_)}
+                                uint32, uint64, bool_, complex64, complex128)}
 
 
 def _name_or_none(obj: object) -> str | None:

@@ -11,7 +11,7 @@ from ._core import Tensor
 
 __all__ = [
     "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh",
-    "atan", "atan2", "atanh", "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+    "atan", "atan2", "atanh", "conj", "imag", "real", "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_not", "bitwise_or",
     "bitwise_right_shift", "bitwise_xor", "ceil", "copysign", "cos", "cosh", "equal", "expm1", "floor",
     "floor_divide", "greater", "greater_equal", "hypot", "invert", "isfinite", "isinf", "isnan", "left_shift",
     "less", "less_equal", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not", "logical_or",
@@ -58,6 +58,9 @@ asinh = _unary("asinh", "Inverse hyperbolic sine.")
 acosh = _unary("acosh", "Inverse hyperbolic cosine; nan below 1.")
 atanh = _unary("atanh", "Inverse hyperbolic tangent; +-inf at +-1, nan outside [-1, 1].")
 expm1 = _unary("expm1", "exp(x) - 1, accurate near 0.")
+real = _unary("real", "The real parts of a complex x, in its real dtype (a real x: a copy).")
+imag = _unary("imag", "The imaginary parts of a complex x, in its real dtype (a real x: zeros).")
+conj = _unary("conj", "The complex conjugate (a real x: a copy).")
 log1p = _unary("log1p", "log(1 + x), accurate near 0.")
 log2 = _unary("log2", "Base-2 logarithm.")
 log10 = _unary("log10", "Base-10 logarithm.")

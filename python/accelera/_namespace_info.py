@@ -27,11 +27,10 @@ class Info:
         return [d["device"] for d in _core.devices()]
 
     def default_dtypes(self, *, device=None) -> dict:
-        from ._creation import DEFAULT_FLOAT, DEFAULT_INT
+        from ._creation import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT
 
         device_or_default(device)
-        # Accelera has no complex dtype.
-        return {"real floating": DEFAULT_FLOAT, "complex floating": None, "integral": DEFAULT_INT,
+        return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX, "integral": DEFAULT_INT,
                 "indexing": int64}
 
     def dtypes(self, *, device=None, kind=None) -> dict:
@@ -39,7 +38,9 @@ class Info:
         device = device_or_default(device)
         found = {}
         for name, dt in _BY_NAME.items():
-            if _core._supports(device, "copy", name) and (kind is None or isdtype(dt, kind)):
+            # Complex tensors are copied as their real parts (Note [Complex copies]).
+            stored = {"complex64": "float32", "complex128": "float64"}.get(name, name)
+            if _core._supports(device, "copy", stored) and (kind is None or isdtype(dt, kind)):
                 found[name] = dt
         return found
 

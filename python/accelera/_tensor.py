@@ -119,6 +119,7 @@ def _install() -> None:
     t.__bool__ = lambda self: bool(_numpy(self))
     t.__float__ = lambda self: float(_numpy(self))
     t.__int__ = lambda self: int(_numpy(self))
+    t.__complex__ = lambda self: complex(_numpy(self))
     _install_operators(t)
     t.sum = lambda self, axis=None, keepdims=False: _ops.sum(self, axis, keepdims)
     t.mean = lambda self, axis=None, keepdims=False: _ops.mean(self, axis, keepdims)
@@ -126,6 +127,9 @@ def _install() -> None:
     t.exp = lambda self: _ops.exp(self)
     t.log = lambda self: _ops.log(self)
     t.tanh = lambda self: _ops.tanh(self)
+    t.real = property(lambda self: _ew.real(self), doc="The real parts (a new tensor; NumPy's is a view).")
+    t.imag = property(lambda self: _ew.imag(self), doc="The imaginary parts (a new tensor; NumPy's is a view).")
+    t.conj = lambda self: _ew.conj(self)
     # NumPy must not treat a Tensor as a sequence of scalars when it is the right-hand operand.
     t.__array_priority__ = 1000
     from ._protocols import install_numpy_protocols  # Note [NumPy protocols]: np.exp(t) runs accelera.exp

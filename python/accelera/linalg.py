@@ -66,7 +66,7 @@ def tensordot(x1, x2, /, *, axes=2) -> Tensor:
 
 
 def vecdot(x1, x2, /, *, axis=-1) -> Tensor:
-    """Dot products of the vectors along ``axis`` after broadcasting (no conjugation: no complex dtypes)."""
+    """Dot products of the vectors along ``axis`` after broadcasting; complex x1 is conjugated (the standard's rule)."""
     a, b = _pair(x1, x2)
     return _core.vecdot(a, b, integer(axis, "axis"))
 

@@ -31,6 +31,8 @@ DLDataType to_dl_dtype(DType dtype) {
     case DType::u32: return {1, 32, 1};
     case DType::u64: return {1, 64, 1};
     case DType::boolean: return {6, 8, 1};
+    case DType::c64: return {5, 64, 1};
+    case DType::c128: return {5, 128, 1};
   }
   return {0, 0, 0};
 }
@@ -50,8 +52,10 @@ DType from_dl_dtype(DLDataType t) {
   if (t.code == 1 && t.bits == 32) return DType::u32;
   if (t.code == 1 && t.bits == 64) return DType::u64;
   if (t.code == 6 && t.bits == 8) return DType::boolean;
+  if (t.code == 5 && t.bits == 64) return DType::c64;
+  if (t.code == 5 && t.bits == 128) return DType::c128;
   throw DTypeError(fmt::format("DLPack dtype (code {}, {} bits) is not one of Accelera's dtypes "
-                               "(float16/32/64, bfloat16, int8/16/32/64, uint8/16/32/64, bool)",
+                               "(float16/32/64, bfloat16, int8/16/32/64, uint8/16/32/64, bool, complex64/128)",
                                t.code, t.bits));
 }
 

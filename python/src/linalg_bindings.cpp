@@ -1,5 +1,5 @@
-// tensordot, vecdot and accelera.linalg (include/accelera/linalg.hpp); the Python package converts
-// arguments and names the results (python/accelera/linalg.py).
+// tensordot, vecdot, accelera.linalg (include/accelera/linalg.hpp) and accelera.fft (accelera/fft.hpp);
+// the Python package converts arguments and names the results (python/accelera/linalg.py, fft.py).
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -20,6 +20,30 @@ void bind_linalg(nb::module_& m) {
          const std::vector<std::int64_t>& axes_b) { return tensordot(a, b, axes_a, axes_b); },
       gil);
   m.def("vecdot", &vecdot, gil);
+  // accelera.fft (python/accelera/fft.py names the arguments); norm arrives as its name.
+  nb::module_ f = m.def_submodule("_fft", "Fourier transforms (accelera.fft is the public face).");
+  using Length = std::optional<std::int64_t>;
+  using List = std::optional<std::vector<std::int64_t>>;
+#define ACC_BIND_FFT_1D(name)                                                                              \
+  f.def(#name, [](const Tensor& x, Length n, std::int64_t axis, const std::string& norm) {                  \
+    return fft::name(x, n, axis, fft::norm_from_name(norm));                                               \
+  }, nb::arg("x"), nb::arg("n").none(), nb::arg("axis"), nb::arg("norm"), gil);
+#define ACC_BIND_FFT_ND(name)                                                                              \
+  f.def(#name, [](const Tensor& x, const List& s, const List& axes, const std::string& norm) {              \
+    return fft::name(x, s, axes, fft::norm_from_name(norm));                                               \
+  }, nb::arg("x"), nb::arg("s").none(), nb::arg("axes").none(), nb::arg("norm"), gil);
+  ACC_BIND_FFT_1D(fft)
+  ACC_BIND_FFT_1D(ifft)
+  ACC_BIND_FFT_1D(rfft)
+  ACC_BIND_FFT_1D(irfft)
+  ACC_BIND_FFT_1D(hfft)
+  ACC_BIND_FFT_1D(ihfft)
+  ACC_BIND_FFT_ND(fftn)
+  ACC_BIND_FFT_ND(ifftn)
+  ACC_BIND_FFT_ND(rfftn)
+  ACC_BIND_FFT_ND(irfftn)
+#undef ACC_BIND_FFT_1D
+#undef ACC_BIND_FFT_ND
   nb::module_ l = m.def_submodule("_linalg", "Linear algebra kernels (accelera.linalg is the public face).");
   l.def("solve", &linalg::solve, gil);
   l.def("inv", &linalg::inv, gil);

@@ -84,6 +84,10 @@ void bind_ops(nb::module_& m) {
   def_unary<&accelera::round>(m, "round");
   def_unary<&accelera::sign>(m, "sign");
   def_unary<&accelera::positive>(m, "positive");
+  def_unary<&accelera::real>(m, "real");
+  def_unary<&accelera::imag>(m, "imag");
+  def_unary<&accelera::conj>(m, "conj");
+  def_binary<&accelera::complex_from_parts>(m, "complex_from_parts");
   def_unary<&accelera::isnan>(m, "isnan");
   def_unary<&accelera::isinf>(m, "isinf");
   def_unary<&accelera::isfinite>(m, "isfinite");

@@ -216,6 +216,13 @@ void bind_tensor(nb::module_& m) {
       },
       nb::arg("shape"), nb::arg("value"), nb::arg("dtype"), nb::arg("device"));
   m.def(
+      "_full_complex",
+      [](nb::handle shape, double real, double imag, const std::string& dtype, const std::string& device) {
+        return full(Shape(as_dims(shape, "shape")), std::complex<double>(real, imag), dtype_from_name(dtype),
+                    Device::parse(device));
+      },
+      nb::arg("shape"), nb::arg("real"), nb::arg("imag"), nb::arg("dtype"), nb::arg("device"));
+  m.def(
       "_expand_copy",
       [](const Tensor& scalar, nb::handle shape) {
         return scalar.broadcast_to(Shape(as_dims(shape, "shape"))).clone();

@@ -182,8 +182,8 @@ std::unique_ptr<Transfer> stage_download(const Tensor& source) {
   return std::make_unique<Transfer>(api, true, source, copied, std::move(staging), std::move(downloaded));
 }
 
-constexpr const char* kNumpyDtypes[] = {"float32", "float64", "float16", "int8",   "int16",  "int32", "int64",
-                                        "uint8",   "uint16",  "uint32",  "uint64", "bool"};
+constexpr const char* kNumpyDtypes[] = {"float32", "float64", "float16", "int8",   "int16",     "int32",     "int64",
+                                        "uint8",   "uint16",  "uint32",  "uint64", "bool", "complex64", "complex128"};
 
 // A CPU tensor viewing a NumPy array's memory (any strides), as accelera.asarray makes it.
 Tensor host_tensor_of(nb::handle array) {
@@ -199,7 +199,7 @@ Tensor host_tensor_of(nb::handle array) {
   if (std::find(std::begin(kNumpyDtypes), std::end(kNumpyDtypes), name) == std::end(kNumpyDtypes)) {
     throw DTypeError(
         fmt::format("NumPy dtype {} is not supported: Accelera takes float16/32/64, int8/16/32/64, "
-                    "uint8/16/32/64 and bool arrays (convert with .astype)",
+                    "uint8/16/32/64, bool and complex64/128 arrays (convert with .astype)",
                     nb::str(dtype).c_str()));
   }
   if (!nb::cast<bool>(dtype.attr("isnative"))) arr = arr.attr("astype")(dtype.attr("newbyteorder")("="));

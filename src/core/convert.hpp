@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "accelera/core/dtype.hpp"
+#include "accelera/core/error.hpp"
 #include "core/half.hpp"
 #include "core/integer_dtypes.hpp"
 
@@ -78,6 +79,10 @@ decltype(auto) with_storage_type(DType dtype, F&& f) {
     ACC_FOR_EACH_INTEGER_DTYPE(ACC_STORAGE_TYPE_CASE)
 #undef ACC_STORAGE_TYPE_CASE
     case DType::boolean: break;
+    case DType::c64:
+    case DType::c128:
+      // Complex tensors reach the kernels as their real views (Note [Complex copies]).
+      ACC_ASSERT(false, "no storage type for {}: complex tensors go through view_as_real", dtype_name(dtype));
   }
   return f(bool{});
 }

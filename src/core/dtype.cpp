@@ -22,6 +22,8 @@ std::size_t dtype_size(DType dtype) noexcept {
     case DType::u16: return 2;
     case DType::u32: return 4;
     case DType::u64: return 8;
+    case DType::c64: return 8;
+    case DType::c128: return 16;
   }
   return 0;
 }
@@ -41,6 +43,8 @@ std::string_view dtype_name(DType dtype) noexcept {
     case DType::u16: return "uint16";
     case DType::u32: return "uint32";
     case DType::u64: return "uint64";
+    case DType::c64: return "complex64";
+    case DType::c128: return "complex128";
   }
   return "unknown";
 }
@@ -55,19 +59,33 @@ DType dtype_from_name(std::string_view name) {
       {"i8", DType::i8},       {"int16", DType::i16},      {"i16", DType::i16},
       {"uint8", DType::u8},    {"u8", DType::u8},          {"uint16", DType::u16},
       {"u16", DType::u16},     {"uint32", DType::u32},     {"u32", DType::u32},
-      {"uint64", DType::u64},  {"u64", DType::u64},
+      {"uint64", DType::u64},  {"u64", DType::u64},        {"complex64", DType::c64},
+      {"c64", DType::c64},     {"complex128", DType::c128}, {"c128", DType::c128},
   };
   for (const auto& [alias, dtype] : aliases) {
     if (alias == name) return dtype;
   }
   throw DTypeError(fmt::format(
       "unknown dtype '{}': expected one of float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, "
-      "uint16, uint32, uint64, bool",
+      "uint16, uint32, uint64, bool, complex64, complex128",
       name));
 }
 
 bool is_floating(DType dtype) noexcept {
   return dtype == DType::f32 || dtype == DType::f64 || dtype == DType::f16 || dtype == DType::bf16;
+}
+
+bool is_complex(DType dtype) noexcept { return dtype == DType::c64 || dtype == DType::c128; }
+
+DType real_dtype(DType dtype) noexcept {
+  if (dtype == DType::c64) return DType::f32;
+  if (dtype == DType::c128) return DType::f64;
+  return dtype;
+}
+
+DType complex_dtype(DType dtype) noexcept {
+  if (is_complex(dtype)) return dtype;
+  return float_result_dtype(dtype) == DType::f64 ? DType::c128 : DType::c64;
 }
 
 bool is_unsigned(DType dtype) noexcept {
@@ -124,7 +142,7 @@ DType promote_integer_float(DType i, DType f) noexcept {
 }  // namespace
 
 DType float_result_dtype(DType dtype) noexcept {
-  if (is_floating(dtype)) return dtype;
+  if (is_floating(dtype) || is_complex(dtype)) return dtype;
   switch (dtype_size(dtype)) {
     case 1: return DType::f16;  // bool, int8, uint8
     case 2: return DType::f32;
@@ -136,6 +154,7 @@ DType promote_types(DType a, DType b) noexcept {
   if (a == b) return a;
   if (a == DType::boolean) return b;
   if (b == DType::boolean) return a;
+  if (is_complex(a) || is_complex(b)) return complex_dtype(promote_types(real_dtype(a), real_dtype(b)));
   const bool fa = is_floating(a);
   const bool fb = is_floating(b);
   if (!fa && !fb) return promote_integers(a, b);

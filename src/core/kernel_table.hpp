@@ -52,7 +52,9 @@ inline constexpr DTypeSet signed_integers{DType::i8, DType::i16, DType::i32, DTy
 inline constexpr DTypeSet unsigned_integers{DType::u8, DType::u16, DType::u32, DType::u64};
 inline constexpr DTypeSet integers = signed_integers | unsigned_integers;
 inline constexpr DTypeSet arithmetic = floating | integers;
+// The real dtypes and bool: kernels of complex tensors are registered with `complex` named.
 inline constexpr DTypeSet all = floating | half | integers | DTypeSet{DType::boolean};
+inline constexpr DTypeSet complex{DType::c64, DType::c128};
 }  // namespace dtypes
 
 // An op's name in the table and the signature of its kernels.

@@ -176,6 +176,32 @@ Tensor Tensor::unsqueeze(std::int64_t axis) const {
   return with_layout(Shape(std::move(dims)), std::move(strides), m_offset);
 }
 
+Tensor Tensor::view_as_real() const {
+  ACC_CHECK(is_complex(m_dtype), DTypeError, "view_as_real needs a complex tensor, not {}", dtype_name(m_dtype));
+  auto dims = m_shape.dims();
+  dims.push_back(2);
+  Strides strides;
+  for (const auto s : m_strides) strides.push_back(2 * s);
+  strides.push_back(1);
+  return Tensor(m_storage, Shape(std::move(dims)), std::move(strides), 2 * m_offset, real_dtype(m_dtype));
+}
+
+Tensor Tensor::view_as_complex() const {
+  ACC_CHECK(m_dtype == DType::f32 || m_dtype == DType::f64, DTypeError,
+            "view_as_complex needs a float32 or float64 tensor, not {}", dtype_name(m_dtype));
+  ACC_CHECK(ndim() >= 1 && m_shape[ndim() - 1] == 2 && m_strides.back() == 1, ShapeError,
+            "view_as_complex needs a last axis of two elements with stride 1, not shape {}", m_shape.str());
+  auto dims = m_shape.dims();
+  dims.pop_back();
+  Strides strides;
+  for (std::size_t i = 0; i + 1 < m_strides.size(); ++i) {
+    ACC_CHECK(m_strides[i] % 2 == 0, ShapeError, "view_as_complex needs even strides, not {}", m_strides[i]);
+    strides.push_back(m_strides[i] / 2);
+  }
+  ACC_CHECK(m_offset % 2 == 0, ShapeError, "view_as_complex needs an even offset, not {}", m_offset);
+  return Tensor(m_storage, Shape(std::move(dims)), std::move(strides), m_offset / 2, complex_dtype(m_dtype));
+}
+
 Tensor Tensor::broadcast_to(const Shape& shape) const {
   ACC_CHECK(shape.ndim() >= ndim(), ShapeError, "cannot broadcast {} to {}", m_shape.str(), shape.str());
   const std::int64_t lead = shape.ndim() - ndim();

@@ -3,7 +3,9 @@
 #include "accelera/core/error.hpp"
 #include "accelera/core/registry.hpp"
 #include "accelera/core/tensor.hpp"
+#include "accelera/ops.hpp"
 #include "core/copy_kernel.hpp"
+#include "ops/fill.hpp"
 
 namespace accelera {
 
@@ -13,8 +15,25 @@ void check_defined(const Tensor& t, std::string_view op) {
   ACC_CHECK(t.defined(), ValueError, "{}: the tensor is undefined", op);
 }
 
+void copy_real(const Tensor& src, const Tensor& dst) { kernel_for(op::copy, dst.device(), dst.dtype())(src, dst); }
+
+// Note [Complex copies]
+// The copy kernels move real dtypes only; a complex tensor is copied as its real view (view_as_real), so
+// every backend converts complex64 <-> complex128 with its float32 <-> float64 kernel. A real source fills
+// the real parts and zeroes the imaginary ones; a complex source cast to a real dtype gives its real parts,
+// as NumPy's astype does (and bool: whether either part is nonzero).
 void copy_on_device(const Tensor& src, const Tensor& dst) {
-  kernel_for(op::copy, dst.device(), dst.dtype())(src, dst);
+  const bool src_complex = is_complex(src.dtype());
+  const bool dst_complex = is_complex(dst.dtype());
+  if (!src_complex && !dst_complex) return copy_real(src, dst);
+  if (src_complex && dst_complex) return copy_real(src.view_as_real(), dst.view_as_real());
+  if (src_complex && dst.dtype() == DType::boolean) {  // true where either part is nonzero
+    return copy_real(any(src.view_as_real(), std::vector<std::int64_t>{src.ndim()}), dst);
+  }
+  if (src_complex) return copy_real(src.view_as_real().select(-1, 0), dst);
+  const Tensor parts = dst.view_as_real();
+  copy_real(src, parts.select(-1, 0));
+  kernel_for(op::fill, dst.device(), parts.dtype())(parts.select(-1, 1), 0.0);
 }
 
 }  // namespace

@@ -17,6 +17,8 @@ Tensor arg_extremum(const OpSchema<ArgExtremumKernel>& op, const Tensor& x, std:
                     bool keepdims) {
   const auto name = op.name;
   check_defined(x, name, "the operand");
+  ACC_CHECK(!is_complex(x.dtype()), DTypeError, "{} is not defined for {} tensors (complex numbers are not ordered)",
+            name, dtype_name(x.dtype()));
   ACC_CHECK(x.dtype() != DType::boolean, DTypeError, "{} is not defined for bool tensors (convert with astype)",
             name);
   std::vector<std::int64_t> axes(static_cast<std::size_t>(axis ? 1 : x.ndim()));

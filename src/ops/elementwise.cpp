@@ -4,6 +4,7 @@
 
 #include "accelera/ops.hpp"
 #include "ops/common.hpp"
+#include "ops/complex_elementwise.hpp"
 
 namespace accelera {
 
@@ -41,6 +42,7 @@ DType result_dtype(ElementwiseKind kind, DType compute) { return returns_bool(ki
 
 Tensor unary(const OpSchema<UnaryKernel>& op, ElementwiseKind kind, const Tensor& x) {
   check_defined(x, op.name, "the operand");
+  if (is_complex(x.dtype()) && kind != ElementwiseKind::logical) return complex_unary_function(op.name, x);
   const DType dtype = compute_dtype(kind, x.dtype(), op.name, x.device(), true);
   const DType computed = kernel_dtype(op.name, x.device(), dtype);
   const auto kernel = kernel_for(op, x.device(), computed);
@@ -53,7 +55,9 @@ Tensor binary(const OpSchema<BinaryKernel>& op, ElementwiseKind kind, const Tens
   check_defined(a, op.name, "the first operand");
   check_defined(b, op.name, "the second operand");
   check_same_device(a, b, op.name);
-  const DType dtype = compute_dtype(kind, promote_types(a.dtype(), b.dtype()), op.name, a.device(), false);
+  const DType promoted = promote_types(a.dtype(), b.dtype());
+  if (is_complex(promoted) && kind != ElementwiseKind::logical) return complex_binary_function(op.name, a, b, promoted);
+  const DType dtype = compute_dtype(kind, promoted, op.name, a.device(), false);
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
   const DType computed = kernel_dtype(op.name, a.device(), dtype);
   const auto kernel = kernel_for(op, a.device(), computed);

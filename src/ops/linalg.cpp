@@ -81,7 +81,9 @@ Tensor vecdot(const Tensor& a, const Tensor& b, std::int64_t axis) {
   const std::int64_t from_end = shape.ndim() - ax;
   ACC_CHECK(a.dim(-from_end) == b.dim(-from_end), ShapeError,
             "vecdot: the operands' extents along axis {} differ ({} and {})", axis, a.dim(-from_end), b.dim(-from_end));
-  return sum(multiply(a, b), std::vector<std::int64_t>{ax});
+  // The standard's vecdot conjugates the first operand (conj is a copy for real dtypes, so skip it there).
+  const bool complex = is_complex(promote_types(a.dtype(), b.dtype()));
+  return sum(multiply(complex ? conj(a) : a, b), std::vector<std::int64_t>{ax});
 }
 
 namespace linalg {
@@ -133,7 +135,7 @@ Tensor cross(const Tensor& a, const Tensor& b, std::int64_t axis) {
 }
 
 Tensor matrix_power(const Tensor& a, std::int64_t n) {
-  check_matrices(a, "matrix_power", true);
+  check_matrices(a, "matrix_power", true, /*complex_ok=*/n >= 0);
   if (n == 0) return identity(batch_shape(a.shape()), a.dim(-1), a.dtype(), a.device());
   Tensor base = n < 0 ? inv(a) : a;
   std::uint64_t e = n < 0 ? static_cast<std::uint64_t>(-(n + 1)) + 1 : static_cast<std::uint64_t>(n);
@@ -150,8 +152,11 @@ Tensor matrix_power(const Tensor& a, std::int64_t n) {
 
 Tensor vector_norm(const Tensor& x, const Axes& axes, double ord, bool keepdims) {
   ops_detail::check_defined(x, "vector_norm", "x");
-  ACC_CHECK(is_floating(x.dtype()), DTypeError, "vector_norm: needs a floating dtype, not {}", dtype_name(x.dtype()));
+  ACC_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), DTypeError, "vector_norm: needs a floating dtype, not {}",
+            dtype_name(x.dtype()));
   ACC_CHECK(!std::isnan(ord), ValueError, "vector_norm: ord is nan");
+  // A complex vector's norm is that of its magnitudes, in the real dtype (the standard's rule).
+  if (is_complex(x.dtype())) return vector_norm(abs(x), axes, ord, keepdims);
   const Device& device = x.device();
   if (std::isinf(ord)) return ord > 0 ? max(abs(x), axes, keepdims) : min(abs(x), axes, keepdims);
   if (ord == 0) return count_nonzero(x, axes, keepdims).astype(x.dtype());
@@ -162,11 +167,12 @@ Tensor vector_norm(const Tensor& x, const Axes& axes, double ord, bool keepdims)
 }
 
 Tensor matrix_norm(const Tensor& a, const std::string& ord, bool keepdims) {
-  check_matrices(a, "matrix_norm", false);
+  check_matrices(a, "matrix_norm", false, /*complex_ok=*/ord != "nuc" && ord != "2" && ord != "-2");
   const Axes both = std::vector<std::int64_t>{-2, -1};
   Tensor r;
   if (ord == "fro") {
-    r = sqrt(sum(square(a), both));
+    const Tensor magnitude = is_complex(a.dtype()) ? abs(a) : a;
+    r = sqrt(sum(square(magnitude), both));
   } else if (ord == "nuc" || ord == "2" || ord == "-2") {
     const Tensor s = svdvals(a);
     const Axes last = std::vector<std::int64_t>{-1};

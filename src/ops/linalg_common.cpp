@@ -9,9 +9,11 @@
 
 namespace accelera::linalg_detail {
 
-void check_matrices(const Tensor& x, std::string_view op, bool square) {
+void check_matrices(const Tensor& x, std::string_view op, bool square, bool complex_ok) {
   ops_detail::check_defined(x, op, "x");
-  ACC_CHECK(is_floating(x.dtype()), DTypeError, "{}: needs a floating dtype, not {} (convert with astype)", op,
+  ACC_CHECK(complex_ok || !is_complex(x.dtype()), NotSupportedError,
+            "{}: complex matrices are not supported yet (the LAPACK and cuSOLVER calls are real only)", op);
+  ACC_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), DTypeError, "{}: needs a floating dtype, not {} (convert with astype)", op,
             dtype_name(x.dtype()));
   ACC_CHECK(x.ndim() >= 2, ShapeError, "{}: needs matrices (at least two axes), got shape {}", op, x.shape().str());
   ACC_CHECK(!square || x.dim(-1) == x.dim(-2), ShapeError, "{}: needs square matrices, got shape {}", op,

@@ -40,6 +40,11 @@ void put(const Tensor& x, const Tensor& indices, const Tensor& values, std::int6
   const Tensor index64 = cast_to(index_dtype_tensor(indices, "put"), DType::i64);
   ACC_CHECK(x.ndim() > 0, ValueError, "put: x is 0-d");
   const std::int64_t a = normalize_axis(axis, x.ndim());
+  if (is_complex(x.dtype())) {  // pairs of reals (Note [Complex copies])
+    Tensor v = cast_to(values, x.dtype());
+    if (v.storage() == x.storage()) v = v.clone();
+    return put(x.view_as_real(), index64, v.view_as_real(), a);
+  }
   const std::vector<std::int64_t>& dims = x.shape().dims();
   std::vector<std::int64_t> target(dims.begin(), dims.begin() + a);
   target.insert(target.end(), indices.shape().dims().begin(), indices.shape().dims().end());

@@ -1,5 +1,6 @@
 // sum, prod, mean, max and min over axes, with NumPy's result dtypes and keepdims.
 #include <algorithm>
+#include <complex>
 #include <limits>
 
 #include "ops/reduce.hpp"
@@ -36,10 +37,58 @@ DType result_dtype(const OpSchema<ReduceKernel>& op, DType in) {
   return in;
 }
 
+Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axes, bool keepdims);
+
+// A complex product by pairwise halving: the reduced axes are moved last and flattened, then the first half
+// of every row is multiplied by the second half (an odd last element into the first) until one remains:
+// log2(count) element-wise passes over a shrinking tensor, O(numel) work, on any device with the complex
+// multiply kernel.
+Tensor complex_product(const Tensor& x, const std::vector<std::int64_t>& axis_list, bool keepdims) {
+  std::vector<std::int64_t> order, kept_dims, out_dims;
+  std::int64_t count = 1;
+  for (std::int64_t d = 0; d < x.ndim(); ++d) {
+    if (std::ranges::binary_search(axis_list, d)) {
+      count *= x.dim(d);
+      if (keepdims) out_dims.push_back(1);
+    } else {
+      order.push_back(d);
+      kept_dims.push_back(x.dim(d));
+      out_dims.push_back(x.dim(d));
+    }
+  }
+  for (auto a : axis_list) order.push_back(a);
+  if (count == 0) return full(Shape(out_dims), std::complex<double>(1.0, 0.0), x.dtype(), x.device());
+  std::vector<std::int64_t> rows = kept_dims;
+  rows.push_back(count);
+  Tensor t = x.permute(order).reshape(rows);
+  while (count > 1) {
+    const std::int64_t half = count / 2;
+    Tensor next = multiply(t.slice(-1, 0, half), t.slice(-1, half, 2 * half));
+    if (count % 2 == 1) {
+      const Tensor first = next.slice(-1, 0, 1);
+      copy_into(multiply(first, t.slice(-1, count - 1, count)), first);
+    }
+    t = next;
+    count = half;
+  }
+  return t.reshape(out_dims);
+}
+
+// A complex sum or mean is the real one of both parts: the real view reduced over x's axes, its trailing
+// axis of two kept.
+Tensor reduce_complex(const OpSchema<ReduceKernel>& op, const Tensor& x, const std::vector<std::int64_t>& axis_list,
+                      bool keepdims) {
+  ACC_CHECK(!is_extremum(op), DTypeError, "{} is not defined for {} tensors (complex numbers are not ordered)",
+            op.name, dtype_name(x.dtype()));
+  if (&op == &op::prod) return complex_product(x, axis_list, keepdims);
+  return reduce(op, x.view_as_real(), axis_list, keepdims).contiguous().view_as_complex();
+}
+
 Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axes, bool keepdims) {
   const auto name = op.name;
   check_defined(x, name, "the operand");
   const auto axis_list = normalize_axes(axes, x.ndim(), name);
+  if (is_complex(x.dtype())) return reduce_complex(op, x, axis_list, keepdims);
   ACC_CHECK(!is_extremum(op) || x.dtype() != DType::boolean, DTypeError,
             "{} is not defined for bool tensors (use all/any, or convert with astype)", name);
   const DType result = result_dtype(op, x.dtype());

@@ -22,6 +22,12 @@ Tensor cumulative(const OpSchema<ScanKernel>& op, const Tensor& x, std::optional
             "{}: axis is required for a {}-d array (it may be omitted for 1-d arrays only)", name, x.ndim());
   const std::int64_t a = normalize_axis(axis.value_or(0), x.ndim());
   const DType result = dtype.value_or(default_scan_dtype(x.dtype()));
+  if (is_complex(result)) {
+    // A complex running sum is the real one of both parts, through the real view.
+    ACC_CHECK(&op == &op::cumulative_sum, NotSupportedError, "{} of {} tensors is not implemented", name,
+              dtype_name(result));
+    return cumulative(op, cast_to(x, result).view_as_real(), a, real_dtype(result), include_initial).view_as_complex();
+  }
   ACC_CHECK(result != DType::boolean, DTypeError, "{}: a bool result dtype is not supported", name);
   const DType computed = kernel_dtype(op.name, x.device(), accumulation_kernel_dtype(result));
   const auto kernel = kernel_for(op, x.device(), computed);

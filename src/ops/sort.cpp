@@ -38,6 +38,8 @@ std::vector<std::int64_t> inverse_order(const std::vector<std::int64_t>& order) 
 // Sorts x along axis; returns the sorted values (when want_values) or the int64 positions.
 Tensor sort_along(const Tensor& x, std::int64_t axis, bool descending, bool want_values, const char* op) {
   ops_detail::check_defined(x, op, "x");
+  ACC_CHECK(!is_complex(x.dtype()), DTypeError, "{} is not defined for {} tensors (complex numbers are not ordered)",
+            op, dtype_name(x.dtype()));
   const std::int64_t a = sort_axis(x, axis, op);
   const auto kernel = kernel_for(op::sort, x.device(), x.dtype());
   const DType out_dtype = want_values ? x.dtype() : DType::i64;
@@ -73,6 +75,8 @@ Tensor searchsorted(const Tensor& x1, const Tensor& x2, bool right, const std::o
   ops_detail::check_same_device(x1, x2, "searchsorted");
   ACC_CHECK(x1.ndim() == 1, ShapeError, "searchsorted: x1 must be 1-dimensional, got shape {}", x1.shape().str());
   const DType common = promote_types(x1.dtype(), x2.dtype());
+  ACC_CHECK(!is_complex(common), DTypeError, "searchsorted is not defined for {} (complex numbers are not ordered)",
+            dtype_name(common));
   const auto kernel = kernel_for(op::searchsorted, x1.device(), common);
   Tensor haystack = x1;
   if (sorter) {

@@ -13,7 +13,7 @@ using namespace ops_detail;
 namespace {
 
 // NumPy computes integer and bool statistics in float64.
-DType statistics_dtype(DType in) { return is_floating(in) ? in : DType::f64; }
+DType statistics_dtype(DType in) { return is_floating(in) || is_complex(in) ? in : DType::f64; }
 
 Tensor drop_reduced_axes(const Tensor& kept, const Tensor& x, const Axes& axes, bool keepdims) {
   if (keepdims) return kept;
@@ -52,7 +52,9 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) 
   const Tensor xf = cast_to(x, statistics_dtype(x.dtype()));
   const Tensor center = mean(xf, axes, /*keepdims=*/true);  // validates the axes
   const Tensor deviation = subtract(xf, center);
-  const Tensor squares = sum(multiply(deviation, deviation), axes, /*keepdims=*/true);
+  // Complex deviations count by their squared magnitude, so the variance is real (NumPy's).
+  const Tensor magnitude = is_complex(deviation.dtype()) ? abs(deviation) : deviation;
+  const Tensor squares = sum(multiply(magnitude, magnitude), axes, /*keepdims=*/true);
   const std::int64_t count = center.numel() == 0 ? 0 : x.numel() / center.numel();
   // As NumPy: a divisor <= 0 gives inf (or nan for 0/0) rather than an error.
   const double divisor = std::max(static_cast<double>(count) - correction, 0.0);

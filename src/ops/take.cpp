@@ -71,6 +71,8 @@ Tensor take(const Tensor& x, const Tensor& given_indices, std::optional<std::int
   const std::int64_t flat[] = {-1};
   const Tensor source = axis ? x : x.reshape(flat);
   const std::int64_t a = normalized_axis(axis.value_or(0), source.ndim(), "take");
+  // Complex elements move as pairs of reals (Note [Complex copies]): the real view's trailing axis rides along.
+  if (is_complex(x.dtype())) return take(source.view_as_real(), indices, a).view_as_complex();
   // out: source.shape[:a] + indices.shape + source.shape[a + 1:]
   const std::vector<std::int64_t>& dims = source.shape().dims();
   std::vector<std::int64_t> out_dims(dims.begin(), dims.begin() + a);
@@ -90,6 +92,7 @@ Tensor take_along_axis(const Tensor& x, const Tensor& given_indices, std::int64_
             "take_along_axis: x and indices must have the same number of dimensions, got {} and {}", x.ndim(),
             indices.ndim());
   const std::int64_t a = normalized_axis(axis, x.ndim(), "take_along_axis");
+  if (is_complex(x.dtype())) return take_along_axis(x.view_as_real(), indices.unsqueeze(-1), a).view_as_complex();
   std::vector<std::int64_t> out_dims(static_cast<std::size_t>(x.ndim()));
   for (std::int64_t d = 0; d < x.ndim(); ++d) {
     const std::int64_t xd = x.dim(d), id = indices.dim(d);

@@ -11,6 +11,8 @@ namespace accelera {
 
 UniqueResult unique(const Tensor& x, bool with_indices, bool with_inverse, bool with_counts) {
   ops_detail::check_defined(x, "unique", "x");
+  ACC_CHECK(!is_complex(x.dtype()), NotSupportedError, "unique of {} tensors is not implemented yet",
+            dtype_name(x.dtype()));
   const auto sort_kernel = kernel_for(op::sort, x.device(), x.dtype());
   const auto groups_kernel = kernel_for(op::unique_groups, x.device(), x.dtype());
   const auto scatter_kernel = kernel_for(op::unique_scatter, x.device(), x.dtype());

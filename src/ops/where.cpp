@@ -16,6 +16,11 @@ Tensor where(const Tensor& condition, const Tensor& x1, const Tensor& x2) {
   check_same_device(x1, x2, "where");
   const DType dtype = promote_types(x1.dtype(), x2.dtype());
   const Shape shape = broadcast_shapes(broadcast_shapes(condition.shape(), x1.shape()), x2.shape());
+  if (is_complex(dtype)) {  // pairs of reals (Note [Complex copies]), the condition broadcast along them
+    return where(cast_to(condition, DType::boolean).unsqueeze(-1), cast_to(x1, dtype).view_as_real(),
+                 cast_to(x2, dtype).view_as_real())
+        .view_as_complex();
+  }
   const auto kernel = kernel_for(op::where, x1.device(), dtype);
   Tensor out = Tensor::empty(shape, dtype, x1.device());
   if (shape.numel() == 0) return out;

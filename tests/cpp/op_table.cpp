@@ -139,6 +139,7 @@ const std::vector<Row>& rows() {
     for (auto& row : linalg_rows()) r.push_back(std::move(row));
     for (auto& row : window_rows()) r.push_back(std::move(row));
     for (auto& row : optimizer_rows()) r.push_back(std::move(row));
+    for (auto& row : complex_rows()) r.push_back(std::move(row));
     return r;
   }();
   return all;

@@ -64,6 +64,7 @@ std::vector<Row> sort_rows();
 std::vector<Row> linalg_rows();
 std::vector<Row> window_rows();
 std::vector<Row> optimizer_rows();
+std::vector<Row> complex_rows();
 
 // Tolerances: of a result rounded once into dt, and of one that sums many terms in dt's precision (half
 // formats accumulate in float32 and round the result to the half format).

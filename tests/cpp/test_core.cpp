@@ -66,13 +66,13 @@ TEST(DType, NamesRoundTrip) {
   EXPECT_EQ(dtype_from_name("i64"), DType::i64);
   EXPECT_EQ(dtype_from_name("u8"), DType::u8);
   EXPECT_EQ(dtype_from_name("i16"), DType::i16);
-  const std::size_t sizes[] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 2, 4, 8, 1};
+  const std::size_t sizes[] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 2, 4, 8, 1, 8, 16};
   static_assert(std::size(sizes) == std::size(all_dtypes));
   for (std::size_t i = 0; i < std::size(sizes); ++i) EXPECT_EQ(dtype_size(all_dtypes[i]), sizes[i]);
 }
 
 TEST(DType, BadNamesThrowDTypeError) {
-  for (const char* bad : {"", "float", "Float32", "FLOAT32", "int128", "uint", "float32 ", "f8", "boolean", "i128", "complex64"}) {
+  for (const char* bad : {"", "float", "Float32", "FLOAT32", "int128", "uint", "float32 ", "f8", "boolean", "i128", "complex", "complex32"}) {
     SCOPED_TRACE(bad);
     EXPECT_THROW(dtype_from_name(bad), DTypeError);
   }
@@ -80,23 +80,26 @@ TEST(DType, BadNamesThrowDTypeError) {
 
 TEST(DType, PromotionTableMatchesNumPy) {
   // Rows and columns in all_dtypes order; the table is numpy.promote_types's (NumPy 2), with bfloat16
-  // (which NumPy lacks) promoting as float16 does except that it stays itself beside int8, uint8 and bool.
+  // (which NumPy lacks) promoting as float16 does except that it stays itself beside int8, uint8 and bool,
+  // and with the complex dtypes as float16.
   using enum DType;
   constexpr std::size_t n = std::size(all_dtypes);
   const DType table[n][n] = {
-      /* f32  */ {f32, f64, f32, f32, f32, f32, f64, f64, f32, f32, f64, f64, f32},
-      /* f64  */ {f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64},
-      /* f16  */ {f32, f64, f16, f32, f16, f32, f64, f64, f16, f32, f64, f64, f16},
-      /* bf16 */ {f32, f64, f32, bf16, bf16, f32, f64, f64, bf16, f32, f64, f64, bf16},
-      /* i8   */ {f32, f64, f16, bf16, i8, i16, i32, i64, i16, i32, i64, f64, i8},
-      /* i16  */ {f32, f64, f32, f32, i16, i16, i32, i64, i16, i32, i64, f64, i16},
-      /* i32  */ {f64, f64, f64, f64, i32, i32, i32, i64, i32, i32, i64, f64, i32},
-      /* i64  */ {f64, f64, f64, f64, i64, i64, i64, i64, i64, i64, i64, f64, i64},
-      /* u8   */ {f32, f64, f16, bf16, i16, i16, i32, i64, u8, u16, u32, u64, u8},
-      /* u16  */ {f32, f64, f32, f32, i32, i32, i32, i64, u16, u16, u32, u64, u16},
-      /* u32  */ {f64, f64, f64, f64, i64, i64, i64, i64, u32, u32, u32, u64, u32},
-      /* u64  */ {f64, f64, f64, f64, f64, f64, f64, f64, u64, u64, u64, u64, u64},
-      /* bool */ {f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, boolean},
+      /* f32  */ {f32, f64, f32, f32, f32, f32, f64, f64, f32, f32, f64, f64, f32, c64, c128},
+      /* f64  */ {f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, c128, c128},
+      /* f16  */ {f32, f64, f16, f32, f16, f32, f64, f64, f16, f32, f64, f64, f16, c64, c128},
+      /* bf16 */ {f32, f64, f32, bf16, bf16, f32, f64, f64, bf16, f32, f64, f64, bf16, c64, c128},
+      /* i8   */ {f32, f64, f16, bf16, i8, i16, i32, i64, i16, i32, i64, f64, i8, c64, c128},
+      /* i16  */ {f32, f64, f32, f32, i16, i16, i32, i64, i16, i32, i64, f64, i16, c64, c128},
+      /* i32  */ {f64, f64, f64, f64, i32, i32, i32, i64, i32, i32, i64, f64, i32, c128, c128},
+      /* i64  */ {f64, f64, f64, f64, i64, i64, i64, i64, i64, i64, i64, f64, i64, c128, c128},
+      /* u8   */ {f32, f64, f16, bf16, i16, i16, i32, i64, u8, u16, u32, u64, u8, c64, c128},
+      /* u16  */ {f32, f64, f32, f32, i32, i32, i32, i64, u16, u16, u32, u64, u16, c64, c128},
+      /* u32  */ {f64, f64, f64, f64, i64, i64, i64, i64, u32, u32, u32, u64, u32, c128, c128},
+      /* u64  */ {f64, f64, f64, f64, f64, f64, f64, f64, u64, u64, u64, u64, u64, c128, c128},
+      /* bool */ {f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, boolean, c64, c128},
+      /* c64  */ {c64, c128, c64, c64, c64, c64, c128, c128, c64, c64, c128, c128, c64, c64, c128},
+      /* c128 */ {c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128},
   };
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) {

@@ -93,8 +93,6 @@ def test_mismatched_shapes_raise_shape_error(name):
 UNSUPPORTED_ARRAYS = {
     "clongdouble": np.arange(6).astype(np.clongdouble),
     "timedelta": np.arange(6).astype("timedelta64[s]"),
-    "complex64": np.arange(6).astype(np.complex64),
-    "complex128": np.arange(6).astype(np.complex128),
     "object": np.array([1, "a", None, 2.0, object(), 3], dtype=object),
     "str": np.array(["a", "b", "c"]),
     "bytes": np.array([b"a", b"b"]),
@@ -194,7 +192,7 @@ def test_bool_compute(name):
             getattr(ac, name)(x)
 
 
-@pytest.mark.parametrize("bad", ["int128", "uint", "complex64", np.complex128, "float128", "str", "", object()],
+@pytest.mark.parametrize("bad", ["int128", "uint", "complex32", np.clongdouble, "float128", "str", "", object()],
                          ids=repr)
 def test_bad_dtype_arguments(bad):
     x = np.ones(3)
@@ -344,7 +342,7 @@ def test_valid_sizes(shape):
 
 def test_full_with_a_non_number_raises_typed_error():
     """full() is a public entry point: a fill value that is not a number is an accelera error (DTypeError)."""
-    for value in ("abc", None, object(), [1, 2], 1j):
+    for value in ("abc", None, object(), [1, 2], b"1"):
         with pytest.raises(ac.Error):
             ac.full((3,), value)
 
@@ -379,7 +377,6 @@ NON_ARRAYS = {
     "ragged_deep": [[[1.0]], [2.0, 3.0]],
     "list_of_str": ["a", "b"],
     "list_with_none": [1.0, None],
-    "complex": 1 + 2j,
     "function": len,
 }
 
@@ -459,7 +456,7 @@ def test_axis_on_0d():
 def test_failed_calls_leave_tensors_usable():
     t = ac.asarray(X)
     for call in (lambda: t.reshape(7), lambda: t.sum(axis=5), lambda: t[10], lambda: t.to("gpu"),
-                 lambda: t + np.ones(7), lambda: t.astype("complex64")):
+                 lambda: t + np.ones(7), lambda: t.astype("clongdouble")):
         with pytest.raises((ac.Error, IndexError)):
             call()
     np.testing.assert_array_equal(t.numpy(), X)

@@ -84,6 +84,12 @@ class ACC_API Tensor {
   Tensor T() const;  // all axes reversed, as NumPy's .T
   Tensor unsqueeze(std::int64_t axis) const;
   Tensor broadcast_to(const Shape& shape) const;  // stride-0 view; throws ShapeError
+  // A complex tensor as its real dtype with a trailing axis of two (real, imaginary), sharing the storage;
+  // throws DTypeError for a real dtype.
+  Tensor view_as_real() const;
+  // The inverse: a float32 or float64 tensor whose last axis has two elements of stride 1 (and whose other
+  // strides and offset are even) as complex64 or complex128; throws DTypeError or ShapeError otherwise.
+  Tensor view_as_complex() const;
   // A view when the strides allow it, otherwise std::nullopt. One extent may be -1.
   std::optional<Tensor> view(std::span<const std::int64_t> dims) const;
   // A view when possible, else a contiguous copy (NumPy's reshape).

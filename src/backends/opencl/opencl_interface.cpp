@@ -150,7 +150,8 @@ void OpenClInterface::synchronize(int index) {
 }
 
 bool OpenClInterface::device_computes(int index, DType dtype) const noexcept {
-  return dtype != DType::f64 || m_devices[static_cast<std::size_t>(index)]->fp64;
+  const bool needs_fp64 = dtype == DType::f64 || dtype == DType::c128;
+  return !needs_fp64 || m_devices[static_cast<std::size_t>(index)]->fp64;
 }
 
 std::vector<std::string> OpenClInterface::compiled_kernels(int index) const {

@@ -1,0 +1,118 @@
+// Complex arithmetic on T2 vectors (x: real part, y: imaginary part) for complex_unary.cl and
+// complex_binary.cl; T is float or double. The inverse functions use W. Kahan's formulas ("Branch cuts
+// for complex elementary functions", 1987), which keep the standard's branch cuts and stay accurate near
+// zero and near the branch points.
+#define C2(T) C2_(T)
+#define C2_(T) T##2
+typedef C2(T) C;
+
+inline C c_make(T x, T y) { return (C)(x, y); }
+inline C c_mul(C a, C b) { return c_make(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+// Smith's division: scaled by the larger part of b, so that neither |b|^2 nor the products overflow.
+inline C c_div(C a, C b) {
+  if (fabs(b.x) >= fabs(b.y)) {
+    if (b.x == 0 && b.y == 0) return c_make(a.x / fabs(b.x), a.y / fabs(b.x));  // inf or nan, as C
+    const T r = b.y / b.x, d = b.x + b.y * r;
+    return c_make((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+  }
+  const T r = b.x / b.y, d = b.y + b.x * r;
+  return c_make((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}
+inline T c_abs(C z) { return hypot(z.x, z.y); }
+inline C c_conj(C z) { return c_make(z.x, -z.y); }
+// i z and -i z.
+inline C c_times_i(C z) { return c_make(-z.y, z.x); }
+inline C c_times_minus_i(C z) { return c_make(z.y, -z.x); }
+
+inline C c_exp(C z) {
+  if (z.y == 0) return c_make(exp(z.x), z.y);  // real arguments stay exactly real
+  const T m = exp(z.x);
+  return c_make(m * cos(z.y), m * sin(z.y));
+}
+inline C c_log(C z) { return c_make(log(c_abs(z)), atan2(z.y, z.x)); }
+// Principal square root without cancellation: the larger part from sqrt((|x| + |z|) / 2), the other by
+// division.
+inline C c_sqrt(C z) {
+  if (z.x == 0 && z.y == 0) return c_make((T)0, z.y);
+  if (isinf(z.y)) return c_make((T)INFINITY, z.y);
+  const T t = sqrt((fabs(z.x) + c_abs(z)) / 2);
+  if (z.x >= 0) return c_make(t, z.y / (2 * t));
+  return c_make(fabs(z.y) / (2 * t), copysign(t, z.y));
+}
+inline C c_sinh(C z) { return c_make(sinh(z.x) * cos(z.y), cosh(z.x) * sin(z.y)); }
+inline C c_cosh(C z) { return c_make(cosh(z.x) * cos(z.y), sinh(z.x) * sin(z.y)); }
+// Kahan's tanh: no overflow of sinh and cosh for large |x|.
+inline C c_tanh(C z) {
+  const T limit = sizeof(T) == 8 ? (T)22 : (T)9;  // beyond it tanh(x) rounds to +-1
+  if (fabs(z.x) > limit) {
+    return c_make(copysign((T)1, z.x), 4 * sin(z.y) * cos(z.y) * exp(-2 * fabs(z.x)));
+  }
+  const T t = tan(z.y), b = 1 + t * t, s = sinh(z.x), rho = sqrt(1 + s * s), d = 1 + b * s * s;
+  return c_make(b * s * rho / d, t / d);
+}
+inline C c_sin(C z) { return c_make(sin(z.x) * cosh(z.y), cos(z.x) * sinh(z.y)); }
+inline C c_cos(C z) { return c_make(cos(z.x) * cosh(z.y), -sin(z.x) * sinh(z.y)); }
+inline C c_tan(C z) { return c_times_minus_i(c_tanh(c_times_i(z))); }
+
+inline C c_asin(C z) {
+  const C a = c_sqrt(c_make(1 - z.x, -z.y)), b = c_sqrt(c_make(1 + z.x, z.y));
+  return c_make(atan2(z.x, a.x * b.x - a.y * b.y), asinh(a.x * b.y - a.y * b.x));
+}
+inline C c_acos(C z) {
+  const C a = c_sqrt(c_make(1 - z.x, -z.y)), b = c_sqrt(c_make(1 + z.x, z.y));
+  return c_make(2 * atan2(a.x, b.x), asinh(b.x * a.y - b.y * a.x));
+}
+inline C c_asinh(C z) { return c_times_minus_i(c_asin(c_times_i(z))); }
+inline C c_acosh(C z) {
+  const C a = c_sqrt(c_make(z.x - 1, z.y)), b = c_sqrt(c_make(z.x + 1, z.y));
+  return c_make(asinh(a.x * b.x + a.y * b.y), 2 * atan2(a.y, b.x));
+}
+// log(1 + z) without the cancellation of the real part near 0.
+inline C c_log1p(C z) {
+  const T large = sizeof(T) == 8 ? (T)1e150 : (T)1e18;
+  if (!(fabs(z.x) < large && fabs(z.y) < large)) return c_log(c_make(1 + z.x, z.y));
+  return c_make(log1p(z.x * (2 + z.x) + z.y * z.y) / 2, atan2(z.y, 1 + z.x));
+}
+inline C c_atanh(C z) {
+  const C p = c_log1p(z), m = c_log1p(c_make(-z.x, -z.y));
+  return c_make((p.x - m.x) / 2, (p.y - m.y) / 2);
+}
+inline C c_atan(C z) { return c_times_minus_i(c_atanh(c_times_i(z))); }
+// exp(z) - 1 without the cancellation of the real part near 0.
+inline C c_expm1(C z) {
+  if (!isfinite(z.x) || !isfinite(z.y)) {
+    const C e = c_exp(z);
+    return c_make(e.x - 1, e.y);
+  }
+  const T h = sin(z.y / 2);
+  return c_make(expm1(z.x) * cos(z.y) - 2 * h * h, exp(z.x) * sin(z.y));
+}
+inline C c_sign(C z) {
+  if (isnan(z.x) || isnan(z.y)) return c_make((T)NAN, (T)NAN);
+  if (z.x == 0 && z.y == 0) return c_make((T)0, (T)0);
+  if (isinf(z.x) || isinf(z.y)) {
+    const T a = isinf(z.x) ? copysign((T)1, z.x) : (T)0, b = isinf(z.y) ? copysign((T)1, z.y) : (T)0;
+    const T n = hypot(a, b);
+    return c_make(a / n, b / n);
+  }
+  const T n = c_abs(z);
+  return c_make(z.x / n, z.y / n);
+}
+// The array API's pow: x ** 0 is 1 for every x; 0 ** w is 0 for a positive real w.
+inline C c_pow(C a, C b) {
+  if (b.x == 0 && b.y == 0) return c_make((T)1, (T)0);
+  if (a.x == 0 && a.y == 0 && b.y == 0 && b.x > 0) return c_make((T)0, (T)0);
+  return c_exp(c_mul(b, c_log(a)));
+}
+inline C c_square(C z) { return c_mul(z, z); }
+inline C c_reciprocal(C z) { return c_div(c_make((T)1, (T)0), z); }
+inline C c_log2(C z) {
+  const C l = c_log(z);
+  const T ln2 = log((T)2);
+  return c_make(l.x / ln2, l.y / ln2);
+}
+inline C c_log10(C z) {
+  const C l = c_log(z);
+  const T ln10 = log((T)10);
+  return c_make(l.x / ln10, l.y / ln10);
+}

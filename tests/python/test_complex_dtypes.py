@@ -1,0 +1,267 @@
+"""complex64 and complex128 computed on every device: the element-wise functions against NumPy's complex128
+values of the same inputs (sizes 1, primes, views), sums, products, means, variances, products of matrices,
+moves (take, put, where, masks), conversions and exchange, and the standard's errors for what complex numbers
+do not define."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import accelera as ac
+from array_api_support import device, tensors_unchanged, view_pairs  # noqa: F401 (fixture)
+
+COMPLEX = ["complex64", "complex128"]
+# Relative tolerances against the complex128 reference, per dtype: a few ulps of the part type times the
+# conditioning of the function on the sampled region.
+TOLERANCE = {"complex64": 2e-5, "complex128": 1e-12}
+
+
+def needs_fp64(dtype: str, device: str) -> None:
+    if dtype == "complex128" and not ac.supports(device, "copy", "float64"):
+        pytest.skip(f"{device} has no float64")
+
+
+def sample(shape, dtype: str, seed: int = 0, scale: float = 2.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    z = rng.uniform(-scale, scale, shape) + 1j * rng.uniform(-scale, scale, shape)
+    return z.astype(dtype)
+
+
+def close(result: ac.Tensor, expected: np.ndarray, dtype: str, device: str, tol: float | None = None) -> None:
+    assert result.device == device
+    assert result.shape == expected.shape
+    assert result.dtype == expected.dtype, (result.dtype, expected.dtype)
+    got = result.numpy().astype(np.complex128 if np.iscomplexobj(expected) else np.float64)
+    tol = TOLERANCE[dtype] if tol is None else tol
+    scale = max(float(np.max(np.abs(expected), initial=0.0)), 1.0)
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * scale)
+
+
+# Functions whose reference NumPy computes in complex128 from the complex64 inputs (so the comparison is
+# against float64-accurate values), with the region where each is well conditioned.
+UNARY = {
+    "exp": 2.0, "log": 2.0, "sqrt": 2.0, "sin": 2.0, "cos": 2.0, "tan": 1.0, "sinh": 2.0, "cosh": 2.0, "tanh": 1.0,
+    "asin": 2.0, "acos": 2.0, "atan": 0.9, "asinh": 2.0, "acosh": 2.0, "atanh": 0.9, "expm1": 2.0, "log1p": 2.0,
+    "log2": 2.0, "log10": 2.0, "reciprocal": 2.0, "square": 2.0, "sign": 2.0, "negative": 2.0, "positive": 2.0,
+    "conj": 2.0, "round": 2.0,
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("shape", [(1,), (13,), (7, 31)])
+def test_unary_functions_match_float64_references(name, dtype, shape, device):
+    needs_fp64(dtype, device)
+    z = sample(shape, dtype, seed=len(name), scale=UNARY[name])
+    reference = getattr(np, name)(z.astype(np.complex128))
+    if name == "round":
+        reference = np.round(z.real.astype(np.float64)) + 1j * np.round(z.imag.astype(np.float64))
+    t = ac.asarray(z, device=device)
+    with tensors_unchanged(t):
+        result = getattr(ac, name)(t)
+    close(result, reference.astype(dtype), dtype, device)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_functions_accurate_near_zero(dtype, device):
+    # expm1 and log1p keep their relative accuracy where exp(z) - 1 and log(1 + z) would cancel (NumPy's own
+    # complex expm1 and log1p do cancel: their references are the series, exact to 1e-18 at |z| ~ 1e-6).
+    needs_fp64(dtype, device)
+    z = (sample((64,), "complex128", seed=3) * 1e-6).astype(dtype)
+    t = ac.asarray(z, device=device)
+    w = z.astype(np.complex128)
+    series = {"expm1": w + w**2 / 2 + w**3 / 6, "log1p": w - w**2 / 2 + w**3 / 3}
+    for name in ("expm1", "log1p", "asinh", "atanh", "asin", "atan", "sin", "tanh"):
+        reference = series[name] if name in series else getattr(np, name)(w)
+        got = getattr(ac, name)(t).numpy().astype(np.complex128)
+        relative = np.abs(got - reference) / np.abs(reference)
+        assert np.max(relative) < 10 * np.finfo(dtype).eps, name
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", ["abs", "isnan", "isinf", "isfinite"])
+def test_projections_to_real_and_bool(name, dtype, device):
+    needs_fp64(dtype, device)
+    z = sample((5, 11), dtype, seed=7)
+    z[0, :4] = [complex(np.nan, 1), complex(1, np.inf), complex(-np.inf, np.nan), complex(3, 4)]
+    expected = getattr(np, name)(z)
+    result = getattr(ac, name)(ac.asarray(z, device=device))
+    if name == "abs":
+        assert result.dtype == {"complex64": "float32", "complex128": "float64"}[dtype]
+        finite = np.isfinite(z)
+        np.testing.assert_allclose(result.numpy()[finite], expected[finite], rtol=TOLERANCE[dtype])
+        assert np.all(np.isinf(result.numpy()[np.isinf(z)]))
+    else:
+        np.testing.assert_array_equal(result.numpy(), expected)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "pow", "equal", "not_equal"])
+def test_binary_functions_broadcast_and_promote(name, dtype, device):
+    needs_fp64(dtype, device)
+    a = sample((7, 1, 5), dtype, seed=1)
+    b = sample((3, 5), dtype, seed=2)
+    if name in ("equal", "not_equal"):
+        b[1] = a[2, 0]  # some equal elements
+    if name == "pow":
+        a, b = a / 2, b / 2
+    reference = getattr(np, name)(a.astype(np.complex128), b.astype(np.complex128))
+    ta, tb = ac.asarray(a, device=device), ac.asarray(b, device=device)
+    result = getattr(ac, name)(ta, tb)
+    if name in ("equal", "not_equal"):
+        np.testing.assert_array_equal(result.numpy(), reference)
+    else:
+        close(result, reference.astype(dtype), dtype, device, tol=10 * TOLERANCE[dtype])
+    # A real operand promotes as NumPy does: float64 with complex64 gives complex128.
+    mixed = getattr(ac, name)(ta, ac.asarray(b.real.astype(np.float64), device=device))
+    assert mixed.dtype == getattr(np, name)(a, b.real.astype(np.float64)).dtype
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_operators_and_python_scalars(dtype, device):
+    needs_fp64(dtype, device)
+    z = sample((9,), dtype, seed=5)
+    t = ac.asarray(z, device=device)
+    tol = 10 * TOLERANCE[dtype]
+    close(t * 2j + 1.5, (z * 2j + 1.5).astype(dtype), dtype, device, tol)
+    close(t / (1 - 1j), (z / (1 - 1j)).astype(dtype), dtype, device, tol)
+    close(t**2, (z.astype(np.complex128) ** 2).astype(dtype), dtype, device, tol)
+    close(abs(t), np.abs(z), dtype, device, tol)
+    close(-t, -z, dtype, device)
+    # A complex Python scalar beside a real tensor makes the tensor's complex counterpart.
+    real = ac.asarray(np.arange(4, dtype=np.float32), device=device)
+    assert (real * 1j).dtype == "complex64"
+    assert (ac.asarray(np.arange(4), device=device) + 1j).dtype == "complex128"
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_parts_conversions_and_exchange(dtype, device):
+    needs_fp64(dtype, device)
+    z = sample((4, 6), dtype, seed=9)
+    z[0, 0] = 1j  # a nonzero with a zero real part: True as bool
+    z[0, 1] = 0
+    for label, (view, t) in view_pairs(z, device).items():
+        np.testing.assert_array_equal(ac.real(t).numpy(), np.real(view), err_msg=label)
+        np.testing.assert_array_equal(ac.imag(t).numpy(), np.imag(view), err_msg=label)
+        np.testing.assert_array_equal(t.conj().numpy(), np.conj(view), err_msg=label)
+        np.testing.assert_array_equal(t.numpy(), view, err_msg=label)
+    t = ac.asarray(z, device=device)
+    np.testing.assert_array_equal(t.astype("bool").numpy(), z.astype(bool))
+    np.testing.assert_array_equal(t.astype("float32").numpy(), z.real.astype(np.float32))
+    other = "complex128" if dtype == "complex64" else "complex64"
+    np.testing.assert_array_equal(t.astype(other).numpy(), z.astype(other))
+    np.testing.assert_array_equal(ac.asarray(np.arange(5), device=device).astype(dtype).numpy(),
+                                  np.arange(5).astype(dtype))
+    np.testing.assert_array_equal(ac.full((2, 3), 1 - 2j, dtype=dtype, device=device).numpy(),
+                                  np.full((2, 3), 1 - 2j, dtype))
+    assert ac.full((2,), 3j, device=device).dtype == "complex64"  # the default complex dtype
+    np.testing.assert_array_equal(ac.eye(3, dtype=dtype, device=device).numpy(), np.eye(3, dtype=dtype))
+    np.testing.assert_array_equal(ac.real(ac.asarray([1.0, 2.0], device=device)).numpy(), [1.0, 2.0])
+    if device == "cpu":
+        np.testing.assert_array_equal(np.from_dlpack(t), z)  # DLPack code 5 (complex), zero-copy
+    assert complex(ac.asarray(z[1, 2], device=device)) == complex(z[1, 2])
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's std of one element with ddof=1
+@pytest.mark.parametrize("shape, axes", [((1,), None), ((13,), None), ((6, 7), (0,)), ((3, 5, 4), (0, 2))])
+def test_reductions(dtype, shape, axes, device):
+    needs_fp64(dtype, device)
+    z = sample(shape, dtype, seed=11, scale=1.0)
+    t = ac.asarray(z, device=device)
+    ref = z.astype(np.complex128)
+    tol = 10 * TOLERANCE[dtype]
+    close(ac.sum(t, axis=axes), np.sum(ref, axis=axes).astype(dtype), dtype, device, tol)
+    close(ac.mean(t, axis=axes), np.mean(ref, axis=axes).astype(dtype), dtype, device, tol)
+    close(ac.prod(t, axis=axes), np.prod(ref, axis=axes).astype(dtype), dtype, device, tol)
+    close(ac.prod(t, axis=axes, keepdims=True), np.prod(ref, axis=axes, keepdims=True).astype(dtype), dtype, device, tol)
+    real = np.float32 if dtype == "complex64" else np.float64
+    close(ac.var(t, axis=axes), np.var(ref, axis=axes).astype(real), dtype, device, tol)
+    close(ac.std(t, axis=axes, correction=1), np.std(ref, axis=axes, ddof=1).astype(real), dtype, device, tol)
+    if len(shape) >= 2:
+        close(ac.cumulative_sum(t, axis=1), np.cumsum(ref, axis=1).astype(dtype), dtype, device, tol)
+    close(ac.prod(t[:0]), np.prod(ref[:0]).astype(dtype), dtype, device)  # the empty product is 1
+    assert bool(ac.any(t)) and ac.count_nonzero(t).numpy() == np.count_nonzero(z)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (5, 7, 3), (17, 13, 11)])
+def test_matmul_vecdot_and_norms(dtype, m, k, n, device):
+    needs_fp64(dtype, device)
+    a, b = sample((2, m, k), dtype, seed=1, scale=1.0), sample((k, n), dtype, seed=2, scale=1.0)
+    ta, tb = ac.asarray(a, device=device), ac.asarray(b, device=device)
+    tol = 20 * TOLERANCE[dtype]
+    close(ta @ tb, (a.astype(np.complex128) @ b).astype(dtype), dtype, device, tol)
+    close(ta[0] @ tb[:, 0], (a[0].astype(np.complex128) @ b[:, 0]).astype(dtype), dtype, device, tol)
+    # vecdot conjugates its first operand, as the standard says (np.vecdot too).
+    close(ac.vecdot(ta, ta), np.vecdot(a.astype(np.complex128), a).astype(dtype), dtype, device, tol)
+    close(ac.linalg.vector_norm(ta), np.linalg.norm(a.astype(np.complex128).ravel()).astype(a.real.dtype), dtype,
+          device, tol)
+    close(ac.linalg.matrix_norm(ta), np.linalg.norm(a.astype(np.complex128), axis=(-2, -1)).astype(a.real.dtype),
+          dtype, device, tol)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_moves_take_put_where_and_masks(dtype, device):
+    needs_fp64(dtype, device)
+    z = sample((5, 7), dtype, seed=4)
+    t = ac.asarray(z, device=device)
+    idx = ac.asarray(np.array([4, 0, -1]), device=device)
+    np.testing.assert_array_equal(ac.take(t, idx, axis=1).numpy(), np.take(z, [4, 0, -1], axis=1))
+    np.testing.assert_array_equal(ac.take(t, idx).numpy(), np.take(z, [4, 0, -1]))
+    order = np.argsort(z.real, axis=1)
+    np.testing.assert_array_equal(ac.take_along_axis(t, ac.asarray(order, device=device), axis=1).numpy(),
+                                  np.take_along_axis(z, order, axis=1))
+    mask = z.real > 0
+    np.testing.assert_array_equal(t[ac.asarray(mask, device=device)].numpy(), z[mask])
+    np.testing.assert_array_equal(ac.where(ac.asarray(mask, device=device), t, 1j).numpy(),
+                                  np.where(mask, z, 1j).astype(dtype))
+    u = ac.asarray(z, device=device)
+    u[1:3, ::2] = 2 - 1j
+    expected = z.copy()
+    expected[1:3, ::2] = 2 - 1j
+    np.testing.assert_array_equal(u.numpy(), expected)
+    u[ac.asarray(mask, device=device)] = 0
+    expected[mask] = 0
+    np.testing.assert_array_equal(u.numpy(), expected)
+    np.testing.assert_array_equal(ac.concat([t, t[:1]]).numpy(), np.concatenate([z, z[:1]]))
+    np.testing.assert_array_equal(ac.flip(ac.roll(t, 2, axis=1)).numpy(), np.flip(np.roll(z, 2, axis=1)))
+
+
+def test_namespace_describes_the_complex_dtypes():
+    assert ac.isdtype(ac.complex64, "complex floating") and ac.isdtype(ac.complex128, "numeric")
+    assert not ac.isdtype(ac.complex64, "real floating")
+    assert ac.result_type(ac.complex64, ac.float64) == ac.complex128
+    assert ac.result_type(ac.float32, 1j) == ac.complex64
+    assert ac.result_type(ac.int64, ac.complex64) == ac.complex128
+    assert ac.can_cast(ac.float32, ac.complex64) and not ac.can_cast(ac.complex64, ac.float64)
+    assert ac.finfo(ac.complex128).eps == np.finfo(np.float64).eps
+    info = ac.__array_namespace_info__()
+    assert info.default_dtypes()["complex floating"] == ac.complex64
+    assert set(info.dtypes(device="cpu", kind="complex floating")) == {"complex64", "complex128"}
+    assert ac.complex128.itemsize == 16 and ac.dtype("c64") == ac.complex64
+
+
+@pytest.mark.parametrize("name", ["less", "greater", "maximum", "minimum", "floor_divide", "remainder", "atan2"])
+def test_undefined_binary_functions_raise_dtype_errors(name, device):
+    t = ac.asarray(np.array([1 + 1j, 2]), device=device)
+    with tensors_unchanged(t), pytest.raises(ac.DTypeError, match=f"{name} is not defined for complex128"):
+        getattr(ac, name)(t, t)
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "signbit", "sort", "argmax", "max", "min"])
+def test_undefined_unary_functions_raise_dtype_errors(name, device):
+    t = ac.asarray(np.array([1 + 1j, 2], dtype=np.complex64), device=device)
+    with tensors_unchanged(t), pytest.raises(ac.DTypeError, match="not defined for complex64"):
+        getattr(ac, name)(t)
+
+
+def test_unimplemented_complex_paths_raise_not_supported(device):
+    t = ac.asarray(np.eye(3, dtype=np.complex64), device=device)
+    with pytest.raises(ac.NotSupportedError, match="complex matrices"):
+        ac.linalg.inv(t)
+    with pytest.raises(ac.NotSupportedError, match="unique of complex64"):
+        ac.unique_values(t)
+    with pytest.raises(ac.DTypeError, match="complex number"):
+        ac.full((2,), 1j, dtype="float32", device=device)
