@@ -81,6 +81,23 @@ Tensor reduce_complex(const OpSchema<ReduceKernel>& op, const Tensor& x, const s
   ACC_CHECK(!is_extremum(op), DTypeError, "{} is not defined for {} tensors (complex numbers are not ordered)",
             op.name, dtype_name(x.dtype()));
   if (&op == &op::prod) return complex_product(x, axis_list, keepdims);
+  if (static_cast<std::int64_t>(axis_list.size()) == x.ndim() && x.is_contiguous() && x.numel() > 0 &&
+      x.device().is_cpu()) {
+    // Everything reduced, on the CPU: the pairs as rows of up to 64 elements (128 reals), reduced down their
+    // columns (which the kernel vectorises) and then across, rather than down two long columns: 0.86 ms
+    // instead of 12 ms for 4 Mi complex64 (bench_array.py --only complex). OpenCL's kernel does the
+    // opposite (4.2 ms for the two columns, 13 ms this way), so other devices keep the plain reduction.
+    std::int64_t width = 64;
+    while (x.numel() % width != 0) width /= 2;
+    const std::int64_t rows[] = {x.numel() / width, 2 * width};
+    const std::int64_t pairs[] = {width, 2};
+    const Tensor partial = sum(x.view_as_real().reshape(rows), std::vector<std::int64_t>{0});
+    Tensor total = sum(partial.reshape(pairs), std::vector<std::int64_t>{0});
+    if (&op == &op::mean) total = divide(total, full(Shape{}, static_cast<double>(x.numel()), total.dtype(), x.device()));
+    std::vector<std::int64_t> dims(keepdims ? static_cast<std::size_t>(x.ndim()) : 0, 1);
+    dims.push_back(2);
+    return total.reshape(dims).view_as_complex();
+  }
   return reduce(op, x.view_as_real(), axis_list, keepdims).contiguous().view_as_complex();
 }
 

@@ -18,7 +18,16 @@ inline C c_div(C a, C b) {
   const T r = b.x / b.y, d = b.y + b.x * r;
   return c_make((a.x * r + a.y) / d, (a.y * r - a.x) / d);
 }
-inline T c_abs(C z) { return hypot(z.x, z.y); }
+// |z| as m sqrt(1 + r^2) (m the larger part, r <= 1): no overflow, within 2 ulp of hypot, and far faster
+// than the hypot of some OpenCL libraries.
+inline T c_abs(C z) {
+  const T x = fabs(z.x), y = fabs(z.y);
+  if (isinf(x) || isinf(y)) return (T)INFINITY;
+  const T m = fmax(x, y), n = fmin(x, y);
+  if (!(m > 0)) return m + n;  // zero, or nan
+  const T r = n / m;
+  return m * sqrt(1 + r * r);
+}
 inline C c_conj(C z) { return c_make(z.x, -z.y); }
 // i z and -i z.
 inline C c_times_i(C z) { return c_make(-z.y, z.x); }
@@ -92,7 +101,7 @@ inline C c_sign(C z) {
   if (z.x == 0 && z.y == 0) return c_make((T)0, (T)0);
   if (isinf(z.x) || isinf(z.y)) {
     const T a = isinf(z.x) ? copysign((T)1, z.x) : (T)0, b = isinf(z.y) ? copysign((T)1, z.y) : (T)0;
-    const T n = hypot(a, b);
+    const T n = sqrt(a * a + b * b);  // a and b are 0 or +-1
     return c_make(a / n, b / n);
   }
   const T n = c_abs(z);
