@@ -377,6 +377,43 @@ TEST(SimdKernels, BinaryOpsAreExact) {
   check_binary<double>();
 }
 
+template <typename T>
+void check_complex_abs() {
+  std::mt19937_64 rng(17);
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const T big = std::numeric_limits<T>::max() / 2, tiny = std::numeric_limits<T>::denorm_min() * 3;
+  for_each_target([&](const std::string&) {
+    for (std::size_t n : kLengths) {
+      auto pairs = random_input<T>(2 * n, n % 4, rng, -4, 4);
+      // Parts whose squares overflow or underflow, zeros, and the special values, where there is room.
+      const T specials[][2] = {{big, big}, {tiny, tiny}, {0, -0.0}, {inf, nan}, {nan, -inf}, {nan, 1}, {3, -4}};
+      for (std::size_t k = 0; k < std::min<std::size_t>(n, std::size(specials)); ++k) {
+        pairs.data()[2 * k] = specials[k][0];
+        pairs.data()[2 * k + 1] = specials[k][1];
+      }
+      Poisoned<T> out(n, n % 4);
+      ks::complex_abs(pairs.data(), out.data(), static_cast<std::int64_t>(n));
+      ASSERT_TRUE(out.guards_intact());
+      for (std::size_t k = 0; k < n; ++k) {
+        const long double want = std::hypot(static_cast<long double>(pairs[2 * k]), static_cast<long double>(pairs[2 * k + 1]));
+        if (std::isinf(pairs[2 * k]) || std::isinf(pairs[2 * k + 1])) {
+          ASSERT_EQ(out[k], inf) << k;
+        } else if (std::isnan(pairs[2 * k]) || std::isnan(pairs[2 * k + 1])) {
+          ASSERT_TRUE(std::isnan(out[k])) << k;
+        } else {
+          ASSERT_LE(ulp_error<T>(out[k], static_cast<double>(want)), 2.0) << "n=" << n << " k=" << k;
+        }
+      }
+    }
+  });
+}
+
+// |z| within 2 ulp of hypot, with cabs's special values, on every target.
+TEST(SimdKernels, ComplexAbsMatchesHypot) {
+  check_complex_abs<float>();
+  check_complex_abs<double>();
+}
+
 TEST(SimdKernels, UnknownTargetIsAValueErrorNamingTheChoices) {
   try {
     ks::select_target("avx9000");

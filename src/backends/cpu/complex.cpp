@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "backends/common/strided_loop.hpp"
+#include "backends/cpu/simd/simd_kernels.hpp"
 #include "ops/complex_elementwise.hpp"
 
 namespace accelera::cpu {
@@ -143,10 +144,26 @@ void unary_loop(const Tensor& x, const Tensor& out, Body&& body) {
   });
 }
 
+// |z| over contiguous runs on the vectorised kernel of backends/cpu/simd/ (the compiler's baseline loop
+// runs at a third of NumPy's AVX-512 speed), strided runs one element at a time.
+template <typename T>
+void complex_abs(const Tensor& x, const Tensor& out) {
+  simd::ensure_target_selected();  // may throw: before the parallel region
+  const auto layout = make_layout<2>(out.shape(), {&out.strides(), &x.strides()});
+  T* o_base = out.data<T>();
+  const T* x_base = reinterpret_cast<const T*>(x.data<C<T>>());
+  parallel_for_each_run(layout, [&](auto off, std::int64_t len, auto st) {
+    T* o = o_base + off[0];
+    const T* p = x_base + 2 * off[1];
+    if (st[0] == 1 && st[1] == 1) return simd::complex_abs(p, o, len);
+    for (std::int64_t k = 0; k < len; ++k) o[k * st[0]] = magnitude(C<T>(p[2 * k * st[1]], p[2 * k * st[1] + 1]));
+  });
+}
+
 template <typename T>
 void unary_typed(ComplexUnary fn, const Tensor& x, const Tensor& out) {
   switch (fn) {
-    case ComplexUnary::abs: return unary_loop<T, C<T>>(x, out, [](C<T> z) { return magnitude(z); });
+    case ComplexUnary::abs: return complex_abs<T>(x, out);
     case ComplexUnary::isnan:
     case ComplexUnary::isinf:
     case ComplexUnary::isfinite: return unary_loop<bool, C<T>>(x, out, [fn](C<T> z) { return classify(fn, z); });

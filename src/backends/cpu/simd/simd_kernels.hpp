@@ -87,6 +87,10 @@ void binary(BinaryFunction fn, const float* a, bool a_scalar, const float* b, bo
 void binary(BinaryFunction fn, const double* a, bool a_scalar, const double* b, bool b_scalar, double* out,
             std::int64_t n, Store store);
 
+// out[k] = |pairs[2k] + i pairs[2k + 1]| for k < n (C's cabs special values, within 2 ulp of hypot).
+void complex_abs(const float* pairs, float* out, std::int64_t n);
+void complex_abs(const double* pairs, double* out, std::int64_t n);
+
 // --- reductions (contiguous runs) -------------------------------------------------------------------
 
 // Sums accumulate in double. max returns the first nan of the run if there is one, and -inf for n == 0.
