@@ -21,7 +21,15 @@ inline void check_same_device(const Tensor& a, const Tensor& b, std::string_view
 
 // Every element of t = value (degenerate cases of ops whose kernels need at least one element).
 inline void fill_tensor(const Tensor& t, double value) {
-  if (t.numel() > 0) kernel_for(op::fill, t.device(), t.dtype())(t, value);
+  if (t.numel() == 0) return;
+  if (is_complex(t.dtype())) {  // value + 0i through the real view (Note [Complex copies])
+    const Tensor parts = t.view_as_real();
+    const auto fill = kernel_for(op::fill, t.device(), parts.dtype());
+    fill(parts.select(-1, 0), value);
+    fill(parts.select(-1, 1), 0.0);
+    return;
+  }
+  kernel_for(op::fill, t.device(), t.dtype())(t, value);
 }
 
 inline Tensor cast_to(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.astype(dtype); }

@@ -135,7 +135,7 @@ Tensor cross(const Tensor& a, const Tensor& b, std::int64_t axis) {
 }
 
 Tensor matrix_power(const Tensor& a, std::int64_t n) {
-  check_matrices(a, "matrix_power", true, /*complex_ok=*/n >= 0);
+  check_matrices(a, "matrix_power", true);
   if (n == 0) return identity(batch_shape(a.shape()), a.dim(-1), a.dtype(), a.device());
   Tensor base = n < 0 ? inv(a) : a;
   std::uint64_t e = n < 0 ? static_cast<std::uint64_t>(-(n + 1)) + 1 : static_cast<std::uint64_t>(n);
@@ -167,7 +167,7 @@ Tensor vector_norm(const Tensor& x, const Axes& axes, double ord, bool keepdims)
 }
 
 Tensor matrix_norm(const Tensor& a, const std::string& ord, bool keepdims) {
-  check_matrices(a, "matrix_norm", false, /*complex_ok=*/ord != "nuc" && ord != "2" && ord != "-2");
+  check_matrices(a, "matrix_norm", false);
   const Axes both = std::vector<std::int64_t>{-2, -1};
   Tensor r;
   if (ord == "fro") {

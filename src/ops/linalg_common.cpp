@@ -9,10 +9,8 @@
 
 namespace accelera::linalg_detail {
 
-void check_matrices(const Tensor& x, std::string_view op, bool square, bool complex_ok) {
+void check_matrices(const Tensor& x, std::string_view op, bool square) {
   ops_detail::check_defined(x, op, "x");
-  ACC_CHECK(complex_ok || !is_complex(x.dtype()), NotSupportedError,
-            "{}: complex matrices are not supported yet (the LAPACK and cuSOLVER calls are real only)", op);
   ACC_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), DTypeError, "{}: needs a floating dtype, not {} (convert with astype)", op,
             dtype_name(x.dtype()));
   ACC_CHECK(x.ndim() >= 2, ShapeError, "{}: needs matrices (at least two axes), got shape {}", op, x.shape().str());
@@ -20,7 +18,10 @@ void check_matrices(const Tensor& x, std::string_view op, bool square, bool comp
             x.shape().str());
 }
 
-DType compute_dtype(DType dtype) { return dtype == DType::f64 ? DType::f64 : DType::f32; }
+DType compute_dtype(DType dtype) {
+  if (is_complex(dtype)) return dtype;
+  return dtype == DType::f64 ? DType::f64 : DType::f32;
+}
 
 Shape batch_shape(const Shape& shape) {
   return Shape(std::vector<std::int64_t>(shape.dims().begin(), shape.dims().end() - 2));

@@ -8,9 +8,8 @@
 
 namespace accelera::linalg_detail {
 
-// Checks x is a defined floating tensor with at least two axes (square ones when `square`); complex ones
-// only where `complex_ok` (the LAPACK and cuSOLVER paths are real only), NotSupportedError otherwise.
-void check_matrices(const Tensor& x, std::string_view op, bool square, bool complex_ok = false);
+// Checks x is a defined floating (real or complex) tensor with at least two axes (square ones when `square`).
+void check_matrices(const Tensor& x, std::string_view op, bool square);
 // The dtype the factorisations compute x's dtype in: float16 and bfloat16 in float32.
 DType compute_dtype(DType dtype);
 // The leading (batch) extents of a (..., m, n) shape, and the shape with its last two extents replaced.

@@ -29,7 +29,7 @@ Tensor solve(const Tensor& a, const Tensor& b) {
   check_matrices(a, "solve", true);
   ops_detail::check_defined(b, "solve", "b");
   ops_detail::check_same_device(a, b, "solve");
-  ACC_CHECK(is_floating(b.dtype()), DTypeError, "solve: b needs a floating dtype, not {}", dtype_name(b.dtype()));
+  ACC_CHECK(is_floating(b.dtype()) || is_complex(b.dtype()), DTypeError, "solve: b needs a floating dtype, not {}", dtype_name(b.dtype()));
   const std::int64_t n = a.dim(-1);
   const bool vector = b.ndim() == 1;
   const Tensor bm = vector ? b.unsqueeze(1) : b;
@@ -94,7 +94,8 @@ SlogdetResult slogdet(const Tensor& a) {
   const Axes last = std::vector<std::int64_t>{-1};
   const Tensor sign = multiply(prod(accelera::sign(lu.diagonal), last), lu.swap_sign);
   const Tensor logabs = sum(log(abs(lu.diagonal)), last);
-  return {cast_result(sign, a.dtype()), cast_result(logabs, a.dtype())};
+  // A complex matrix's sign is a complex number of modulus 1 (or 0); logabsdet is real either way.
+  return {cast_result(sign, a.dtype()), cast_result(logabs, real_dtype(a.dtype()))};
 }
 
 Tensor cholesky(const Tensor& a, bool upper) {
@@ -107,7 +108,9 @@ Tensor cholesky(const Tensor& a, bool upper) {
   kernel_for(op::cholesky, a.device(), dt)(work, info);
   check_info(info, "cholesky", "is not positive definite");
   const Tensor lower = tril(row_major(work));
-  return cast_result(upper ? lower.transpose(-2, -1).contiguous() : lower, a.dtype());
+  // a = L L^H: the upper factor is L's conjugate transpose.
+  const Tensor transposed = lower.transpose(-2, -1);
+  return cast_result(upper ? (is_complex(dt) ? conj(transposed) : transposed.contiguous()) : lower, a.dtype());
 }
 
 }  // namespace accelera::linalg

@@ -21,14 +21,16 @@ EighResult eigh_of(const Tensor& a, bool vectors, const char* op) {
   const Shape batch = batch_shape(a.shape());
   const std::int64_t n = a.dim(-1);
   const Tensor work = column_major(a, dt);
-  const Tensor w = Tensor::empty(with_vector(batch, n), dt, a.device());
+  // A Hermitian matrix's eigenvalues are real: in the real dtype of a complex input.
+  const Tensor w = Tensor::empty(with_vector(batch, n), real_dtype(dt), a.device());
   if (work.numel() > 0) {
     const Tensor info = info_tensor(batch, a.device());
     kernel_for(op::eigh, a.device(), dt)(work, w, info, vectors);
     check_info(info, op, "has eigenvalues that did not converge");
   }
-  if (!vectors) return {cast_result(w, a.dtype()), Tensor()};
-  return {cast_result(w, a.dtype()), cast_result(row_major(work).contiguous(), a.dtype())};
+  const DType values = real_dtype(a.dtype());
+  if (!vectors) return {cast_result(w, values), Tensor()};
+  return {cast_result(w, values), cast_result(row_major(work).contiguous(), a.dtype())};
 }
 
 // The SVD in the compute dtype; U and Vh undefined when !vectors.
@@ -39,7 +41,7 @@ SvdResult svd_of(const Tensor& a, bool full, bool vectors, const char* op) {
   const std::int64_t m = a.dim(-2), n = a.dim(-1), k = std::min(m, n);
   const Device& device = a.device();
   if (k == 0 || batch.numel() == 0) {  // nothing to factorise (empty matrices: U and Vh full are identities)
-    SvdResult r{Tensor(), Tensor::empty(with_vector(batch, k), dt, device), Tensor()};
+    SvdResult r{Tensor(), Tensor::empty(with_vector(batch, k), real_dtype(dt), device), Tensor()};
     if (vectors) {
       r.U = full ? identity(batch, m, dt, device) : Tensor::empty(with_matrix(batch, m, k), dt, device);
       r.Vh = full ? identity(batch, n, dt, device) : Tensor::empty(with_matrix(batch, k, n), dt, device);
@@ -51,7 +53,9 @@ SvdResult svd_of(const Tensor& a, bool full, bool vectors, const char* op) {
   const bool wide = m < n;
   const std::int64_t rows = wide ? n : m, cols = wide ? m : n;
   const Tensor work = wide ? ops_detail::cast_to(a, dt).clone() : column_major(a, dt);
-  SvdResult r{Tensor(), Tensor::empty(with_vector(batch, k), dt, device), Tensor()};
+  // A wide complex A runs as A^T = U' S V'^H, so A = conj(V') S U'^T: read row-major, the column-major V'^H
+  // is conj(V') and the column-major U' is U'^T, the same reading as for real matrices.
+  SvdResult r{Tensor(), Tensor::empty(with_vector(batch, k), real_dtype(dt), device), Tensor()};
   Tensor u, vt;
   if (vectors) {
     u = Tensor::empty(with_matrix(batch, full ? rows : cols, rows), dt, device);  // column-major rows x (rows|cols)
@@ -87,10 +91,10 @@ Tensor eigvalsh(const Tensor& a) { return eigh_of(a, false, "eigvalsh").eigenval
 
 SvdResult svd(const Tensor& a, bool full_matrices) {
   SvdResult r = svd_of(a, full_matrices, true, "svd");
-  return {cast_result(r.U, a.dtype()), cast_result(r.S, a.dtype()), cast_result(r.Vh, a.dtype())};
+  return {cast_result(r.U, a.dtype()), cast_result(r.S, real_dtype(a.dtype())), cast_result(r.Vh, a.dtype())};
 }
 
-Tensor svdvals(const Tensor& a) { return cast_result(svd_of(a, false, false, "svdvals").S, a.dtype()); }
+Tensor svdvals(const Tensor& a) { return cast_result(svd_of(a, false, false, "svdvals").S, real_dtype(a.dtype())); }
 
 QrResult qr(const Tensor& a, const std::string& mode) {
   check_matrices(a, "qr", false);
@@ -124,11 +128,12 @@ Tensor pinv(const Tensor& a, std::optional<double> rtol) {
   const DType dt = compute_dtype(a.dtype());
   const SvdResult r = svd_of(a, false, true, "pinv");
   if (r.S.dim(-1) == 0) return zeros(with_matrix(batch_shape(a.shape()), a.dim(-1), a.dim(-2)), a.dtype(), a.device());
-  const Tensor zero = scalar(0.0, dt, a.device());
+  const Tensor zero = scalar(0.0, r.S.dtype(), a.device());
   const Tensor s_inv = where(significant(r.S, rtol.value_or(default_rtol(a, dt))), reciprocal(r.S), zero);
-  // pinv = V diag(1/s) U^T
-  const Tensor v_scaled = multiply(r.Vh.transpose(-2, -1), s_inv.unsqueeze(-2));
-  return cast_result(matmul(v_scaled, r.U.transpose(-2, -1)), a.dtype());
+  // pinv = V diag(1/s) U^H (conj is a copy for real dtypes, so it is applied to complex ones only).
+  const auto adjoint = [&](const Tensor& x) { return is_complex(dt) ? conj(x.transpose(-2, -1)) : x.transpose(-2, -1); };
+  const Tensor v_scaled = multiply(adjoint(r.Vh), s_inv.unsqueeze(-2));
+  return cast_result(matmul(v_scaled, adjoint(r.U)), a.dtype());
 }
 
 Tensor matrix_rank(const Tensor& a, std::optional<double> rtol) {

@@ -65,6 +65,9 @@ std::vector<Row> linalg_rows();
 std::vector<Row> window_rows();
 std::vector<Row> optimizer_rows();
 std::vector<Row> complex_rows();
+// The cases of a factorisation's row (lu_solve, lu_factor, cholesky, qr_factor, householder_product) in a
+// complex dtype (op_table_complex_rows.cpp).
+std::vector<Case> complex_linalg_cases(const std::string& op, DType dt, std::mt19937_64& rng);
 
 // Tolerances: of a result rounded once into dt, and of one that sums many terms in dt's precision (half
 // formats accumulate in float32 and round the result to the half format).

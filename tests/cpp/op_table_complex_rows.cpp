@@ -294,7 +294,240 @@ Row fft_row() {
           }};
 }
 
+// ---- the factorisations of complex matrices (linalg rows, complex dtypes) ---------------------------------
+
+// A batch of complex matrices (row-major values of dims) as an input laid out contiguously or transposed.
+Input complex_matrices(const std::vector<Z>& values, const std::vector<std::int64_t>& dims, DType dt, bool transposed) {
+  std::vector<std::int64_t> base_dims = dims;
+  if (transposed) std::swap(base_dims[base_dims.size() - 1], base_dims[base_dims.size() - 2]);
+  base_dims.push_back(2);
+  const std::int64_t rows = dims[dims.size() - 2], cols = dims.back();
+  Tensor base = Tensor::empty(Shape(base_dims), accelera::real_dtype(dt));
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const auto i = static_cast<std::int64_t>(k);
+    const std::int64_t batch = i / (rows * cols), r = i / cols % rows, c = i % cols;
+    const std::int64_t at = batch * rows * cols + (transposed ? c * rows + r : r * cols + c);
+    base.data_ptr();
+    const Tensor flat = base.reshape(std::vector<std::int64_t>{-1});
+    set(flat, {2 * at}, static_cast<double>(values[k].real()));
+    set(flat, {2 * at + 1}, static_cast<double>(values[k].imag()));
+  }
+  Input in{base};
+  if (transposed) in.view = [](const Tensor& t) { return t.view_as_complex().transpose(-2, -1).view_as_real(); };
+  return in;
+}
+
+std::vector<Z> random_values(std::int64_t count, std::mt19937_64& rng, DType dt) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<Z> v;
+  for (std::int64_t i = 0; i < count; ++i) {
+    // Rounded to the part type, so that the references see the values the op sees.
+    v.emplace_back(static_cast<long double>(accelera::real_dtype(dt) == DType::f32 ? static_cast<float>(u(rng)) : u(rng)),
+                   static_cast<long double>(accelera::real_dtype(dt) == DType::f32 ? static_cast<float>(u(rng)) : u(rng)));
+  }
+  return v;
+}
+
+std::vector<std::int64_t> dims_of(const std::vector<std::int64_t>& batch, std::int64_t rows, std::int64_t cols) {
+  std::vector<std::int64_t> d = batch;
+  d.push_back(rows);
+  d.push_back(cols);
+  return d;
+}
+
+// The reference of complex results: pairs, each part against max(|z|, scale).
+Ref pairs_ref(const std::vector<Z>& values, std::vector<std::int64_t> dims, double scale) {
+  Ref r = reference(values, Shape(dims), Out::complex);
+  for (auto& m : r.mag) m = std::max(m, scale);
+  return r;
+}
+
+std::vector<Z> identity_values(std::int64_t count, std::int64_t n) {
+  std::vector<Z> v(static_cast<std::size_t>(count * n * n));
+  for (std::int64_t b = 0; b < count; ++b) {
+    for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(b * n * n + i * n + i)] = 1;
+  }
+  return v;
+}
+
+// det by Gaussian elimination with partial pivoting in long double.
+Z complex_det(std::vector<Z> a, std::int64_t n) {
+  Z det = 1;
+  for (std::int64_t c = 0; c < n; ++c) {
+    std::int64_t p = c;
+    for (std::int64_t r = c + 1; r < n; ++r) {
+      if (std::abs(a[r * n + c]) > std::abs(a[p * n + c])) p = r;
+    }
+    if (a[p * n + c] == Z(0)) return 0;
+    if (p != c) {
+      for (std::int64_t j = 0; j < n; ++j) std::swap(a[p * n + j], a[c * n + j]);
+      det = -det;
+    }
+    det *= a[c * n + c];
+    for (std::int64_t r = c + 1; r < n; ++r) {
+      const Z f = a[r * n + c] / a[c * n + c];
+      for (std::int64_t j = c; j < n; ++j) a[r * n + j] -= f * a[c * n + j];
+    }
+  }
+  return det;
+}
+
+Tensor conj_transpose(const Tensor& x) { return accelera::conj(x.transpose(-2, -1)); }
+
+Tol factor_tol(DType dt, std::int64_t n) {
+  const double e = (accelera::real_dtype(dt) == DType::f32 ? 1.2e-7 : 2.3e-16) * 64 * static_cast<double>(std::max<std::int64_t>(n, 1));
+  return {e, e};
+}
+
 }  // namespace
+
+std::vector<Case> complex_linalg_cases(const std::string& op, DType dt, std::mt19937_64& rng) {
+  std::vector<Case> cases;
+  struct Shape3 {
+    std::vector<std::int64_t> batch;
+    std::int64_t rows, cols;
+  };
+  const bool qr = op == "qr_factor" || op == "householder_product" || op == "svd";
+  const std::vector<Shape3> shapes = qr ? std::vector<Shape3>{{{}, 1, 1}, {{}, 7, 3}, {{}, 3, 7}, {{}, 13, 13}, {{3}, 5, 2}}
+                                         : std::vector<Shape3>{{{}, 1, 1}, {{}, 2, 2}, {{}, 5, 5}, {{}, 13, 13}, {{3}, 4, 4}};
+  for (const Shape3& sh : shapes) {
+    const std::int64_t m = sh.rows, n = sh.cols, count = Shape(sh.batch).numel();
+    const auto dims = dims_of(sh.batch, m, n);
+    std::vector<Z> a = random_values(count * m * n, rng, dt);
+    for (bool t : {false, true}) {
+      const std::string label = fmt::format("{} {}{}", op, Shape(dims).str(), t ? " transposed" : "");
+      if (op == "lu_solve") {
+        for (std::int64_t b = 0; b < count; ++b) {
+          for (std::int64_t i = 0; i < n; ++i) a[static_cast<std::size_t>(b * n * n + i * n + i)] += static_cast<long double>(n);
+        }
+        const std::vector<Z> rhs = random_values(count * n * 2, rng, dt);
+        cases.push_back(Case{label, {complex_matrices(a, dims, dt, t), complex_matrices(rhs, dims_of(sh.batch, n, 2), dt, false)},
+                             [](const std::vector<Tensor>& in, const Device&) {
+                               const Tensor za = in[0].view_as_complex(), zb = in[1].view_as_complex();
+                               const Tensor x = accelera::linalg::solve(za, zb);
+                               return std::vector<Tensor>{accelera::matmul(za, x).view_as_real(),
+                                                          accelera::matmul(za, accelera::linalg::inv(za)).view_as_real()};
+                             },
+                             {pairs_ref(rhs, dims_of(sh.batch, n, 2), 2.0), pairs_ref(identity_values(count, n), dims, 1.0)},
+                             factor_tol(dt, n)});
+      } else if (op == "lu_factor") {
+        std::vector<Z> det, sign;
+        Ref logabs{Shape(sh.batch), {}, {}};
+        for (std::int64_t b = 0; b < count; ++b) {
+          const std::vector<Z> one(a.begin() + b * n * n, a.begin() + (b + 1) * n * n);
+          det.push_back(complex_det(one, n));
+          sign.push_back(det.back() / std::abs(det.back()));
+          logabs.v.push_back(static_cast<double>(std::log(std::abs(det.back()))));
+          logabs.mag.push_back(10.0 * static_cast<double>(n));
+        }
+        Ref det_r = pairs_ref(det, dims_of(sh.batch, 1, 1), 0.0);
+        det_r.shape = Shape([&] { auto d = sh.batch; d.push_back(2); return d; }());
+        for (auto& mg : det_r.mag) mg *= 10;
+        Ref sign_r = pairs_ref(sign, dims_of(sh.batch, 1, 1), 1.0);
+        sign_r.shape = det_r.shape;
+        cases.push_back(Case{label, {complex_matrices(a, dims, dt, t)},
+                             [](const std::vector<Tensor>& in, const Device&) {
+                               const Tensor za = in[0].view_as_complex();
+                               const auto s = accelera::linalg::slogdet(za);
+                               return std::vector<Tensor>{accelera::linalg::det(za).view_as_real(), s.sign.view_as_real(),
+                                                          s.logabsdet};
+                             },
+                             {det_r, sign_r, logabs}, factor_tol(dt, n * n)});
+      } else if (op == "cholesky") {
+        // h = L0 L0^H with L0 lower triangular, its diagonal real and positive: L0 is the reference.
+        std::vector<Z> l(a.size()), h(a.size()), u(a.size());
+        for (std::int64_t b = 0; b < count; ++b) {
+          Z* lb = l.data() + b * n * n;
+          for (std::int64_t i = 0; i < n; ++i) {
+            for (std::int64_t j = 0; j <= i; ++j) {
+              lb[i * n + j] = i == j ? Z(1.5L + std::abs(a[static_cast<std::size_t>(b * n * n + i * n + j)].real()))
+                                     : a[static_cast<std::size_t>(b * n * n + i * n + j)];
+            }
+          }
+          for (std::int64_t i = 0; i < n; ++i) {
+            for (std::int64_t j = 0; j < n; ++j) {
+              Z sum = 0;
+              for (std::int64_t p = 0; p < n; ++p) sum += lb[i * n + p] * std::conj(lb[j * n + p]);
+              h[static_cast<std::size_t>(b * n * n + i * n + j)] = sum;
+              u[static_cast<std::size_t>(b * n * n + j * n + i)] = std::conj(lb[i * n + j]);
+            }
+          }
+        }
+        cases.push_back(Case{label, {complex_matrices(h, dims, dt, t)},
+                             [](const std::vector<Tensor>& in, const Device&) {
+                               const Tensor zh = in[0].view_as_complex();
+                               return std::vector<Tensor>{accelera::linalg::cholesky(zh).view_as_real(),
+                                                          accelera::linalg::cholesky(zh, true).view_as_real()};
+                             },
+                             {pairs_ref(l, dims, static_cast<double>(n)), pairs_ref(u, dims, static_cast<double>(n))},
+                             factor_tol(dt, n * 4)});
+      } else if (op == "eigh") {
+        // h = (a + a^H) / 2: V diag(w) V^H = h, V^H V = I, and eigvalsh's values are eigh's.
+        std::vector<Z> h(a.size());
+        for (std::int64_t b = 0; b < count; ++b) {
+          for (std::int64_t i = 0; i < n; ++i) {
+            for (std::int64_t j = 0; j < n; ++j) {
+              const auto at = [&](std::int64_t r, std::int64_t c) { return static_cast<std::size_t>(b * n * n + r * n + c); };
+              h[at(i, j)] = (a[at(i, j)] + std::conj(a[at(j, i)])) / 2.0L;
+            }
+          }
+        }
+        cases.push_back(Case{label, {complex_matrices(h, dims, dt, t)},
+                             [](const std::vector<Tensor>& in, const Device&) {
+                               const Tensor zh = in[0].view_as_complex();
+                               const auto r = accelera::linalg::eigh(zh);
+                               const Tensor w = r.eigenvalues.astype(zh.dtype()).unsqueeze(-2);
+                               const Tensor rebuilt = accelera::matmul(accelera::multiply(r.eigenvectors, w),
+                                                                       conj_transpose(r.eigenvectors));
+                               const Tensor same = accelera::subtract(accelera::linalg::eigvalsh(zh), r.eigenvalues);
+                               return std::vector<Tensor>{rebuilt.view_as_real(),
+                                                          accelera::matmul(conj_transpose(r.eigenvectors), r.eigenvectors).view_as_real(),
+                                                          same};
+                             },
+                             {pairs_ref(h, dims, static_cast<double>(n)), pairs_ref(identity_values(count, n), dims, 1.0),
+                              Ref{Shape([&] { auto d = sh.batch; d.push_back(n); return d; }()),
+                                  std::vector<double>(static_cast<std::size_t>(count * n), 0.0),
+                                  std::vector<double>(static_cast<std::size_t>(count * n), static_cast<double>(n))}},
+                             factor_tol(dt, n * 4)});
+      } else if (op == "svd") {
+        // U diag(S) Vh = a and U^H U = I (thin and full), and svdvals' values are svd's.
+        for (bool full : {false, true}) {
+          const std::int64_t k = std::min(m, n), uc = full ? m : k;
+          cases.push_back(Case{label + (full ? " full" : " thin"), {complex_matrices(a, dims, dt, t)},
+                               [full, k](const std::vector<Tensor>& in, const Device&) {
+                                 const Tensor za = in[0].view_as_complex();
+                                 const auto r = accelera::linalg::svd(za, full);
+                                 const Tensor u = r.U.slice(-1, 0, k), vh = r.Vh.slice(-2, 0, k);
+                                 const Tensor rebuilt =
+                                     accelera::matmul(accelera::multiply(u, r.S.astype(za.dtype()).unsqueeze(-2)), vh);
+                                 const Tensor same = accelera::subtract(accelera::linalg::svdvals(za), r.S);
+                                 return std::vector<Tensor>{rebuilt.view_as_real(),
+                                                            accelera::matmul(conj_transpose(r.U), r.U).view_as_real(), same};
+                               },
+                               {pairs_ref(a, dims, static_cast<double>(std::max(m, n))),
+                                pairs_ref(identity_values(count, uc), dims_of(sh.batch, uc, uc), 1.0),
+                                Ref{Shape([&] { auto d = sh.batch; d.push_back(k); return d; }()),
+                                    std::vector<double>(static_cast<std::size_t>(count * k), 0.0),
+                                    std::vector<double>(static_cast<std::size_t>(count * k), static_cast<double>(std::max(m, n)))}},
+                               factor_tol(dt, std::max(m, n) * 4)});
+        }
+      } else {  // qr_factor and householder_product: Q R = a and Q^H Q = I, in both modes
+        for (const char* mode : {"reduced", "complete"}) {
+          const std::int64_t c = std::string(mode) == "complete" ? m : std::min(m, n);
+          cases.push_back(Case{label + " " + mode, {complex_matrices(a, dims, dt, t)},
+                               [mode](const std::vector<Tensor>& in, const Device&) {
+                                 const auto r = accelera::linalg::qr(in[0].view_as_complex(), mode);
+                                 return std::vector<Tensor>{accelera::matmul(r.Q, r.R).view_as_real(),
+                                                            accelera::matmul(conj_transpose(r.Q), r.Q).view_as_real()};
+                               },
+                               {pairs_ref(a, dims, static_cast<double>(m)), pairs_ref(identity_values(count, c), dims_of(sh.batch, c, c), 1.0)},
+                               factor_tol(dt, std::max(m, n) * 4)});
+        }
+      }
+    }
+  }
+  return cases;
+}
 
 std::vector<Row> complex_rows() { return {complex_unary_row(), complex_binary_row(), fft_row()}; }
 

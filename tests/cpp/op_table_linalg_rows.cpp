@@ -125,6 +125,7 @@ std::vector<BatchCase> square_cases() {
 
 Row lu_solve_row() {
   return {"lu_solve", [](DType dt, std::mt19937_64& rng) {
+            if (accelera::is_complex(dt)) return complex_linalg_cases("lu_solve", dt, rng);
             std::vector<Case> cases;
             for (const BatchCase& bc : square_cases()) {
               const std::int64_t n = bc.rows, count = Shape(bc.batch).numel();
@@ -177,6 +178,7 @@ double det_ref(Matrix a, std::int64_t n) {
 
 Row lu_factor_row() {
   return {"lu_factor", [](DType dt, std::mt19937_64& rng) {
+            if (accelera::is_complex(dt)) return complex_linalg_cases("lu_factor", dt, rng);
             std::vector<Case> cases;
             for (const BatchCase& bc : square_cases()) {
               const std::int64_t n = bc.rows, count = Shape(bc.batch).numel();
@@ -215,6 +217,7 @@ Row lu_factor_row() {
 
 Row cholesky_row() {
   return {"cholesky", [](DType dt, std::mt19937_64& rng) {
+            if (accelera::is_complex(dt)) return complex_linalg_cases("cholesky", dt, rng);
             std::vector<Case> cases;
             for (const BatchCase& bc : square_cases()) {
               const std::int64_t n = bc.rows, count = Shape(bc.batch).numel();
@@ -262,6 +265,7 @@ Tensor reconstruct_eigh(const Tensor& a) {
 
 Row eigh_row() {
   return {"eigh", [](DType dt, std::mt19937_64& rng) {
+            if (accelera::is_complex(dt)) return complex_linalg_cases("eigh", dt, rng);
             std::vector<Case> cases;
             for (const BatchCase& bc : square_cases()) {
               const std::int64_t n = bc.rows, count = Shape(bc.batch).numel();
@@ -305,6 +309,7 @@ Row eigh_row() {
 
 Row svd_row() {
   return {"svd", [](DType dt, std::mt19937_64& rng) {
+            if (accelera::is_complex(dt)) return complex_linalg_cases("svd", dt, rng);
             std::vector<Case> cases;
             const BatchCase shapes[] = {{{}, 1, 1}, {{}, 7, 3}, {{}, 3, 7}, {{}, 13, 13}, {{2}, 5, 2}, {{2, 1}, 2, 9}};
             for (const BatchCase& bc : shapes) {
@@ -350,7 +355,8 @@ Row svd_row() {
 // ---- qr_factor and householder_product: Q R = a, Q^T Q = I, R upper triangular -----------------------------
 
 Row qr_row(const char* op) {
-  return {op, [](DType dt, std::mt19937_64& rng) {
+  return {op, [op](DType dt, std::mt19937_64& rng) {
+            if (accelera::is_complex(dt)) return complex_linalg_cases(op, dt, rng);
             std::vector<Case> cases;
             const BatchCase shapes[] = {{{}, 1, 1}, {{}, 7, 3}, {{}, 3, 7}, {{}, 13, 13}, {{3}, 5, 2}};
             for (const BatchCase& bc : shapes) {

@@ -257,11 +257,70 @@ def test_undefined_unary_functions_raise_dtype_errors(name, device):
         getattr(ac, name)(t)
 
 
-def test_unimplemented_complex_paths_raise_not_supported(device):
-    t = ac.asarray(np.eye(3, dtype=np.complex64), device=device)
-    with pytest.raises(ac.NotSupportedError, match="complex matrices"):
-        ac.linalg.inv(t)
-    with pytest.raises(ac.NotSupportedError, match="unique of complex64"):
-        ac.unique_values(t)
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_factorisations_of_complex_matrices(dtype, device):
+    needs_fp64(dtype, device)
+    a = sample((3, 6, 6), dtype, seed=21, scale=1.0) + 3 * np.eye(6, dtype=dtype)
+    b = sample((3, 6, 2), dtype, seed=22, scale=1.0)
+    ref_a, ref_b = a.astype(np.complex128), b.astype(np.complex128)
+    ta, tb = ac.asarray(a, device=device), ac.asarray(b, device=device)
+    tol = 50 * TOLERANCE[dtype]
+    with tensors_unchanged(ta, tb):
+        close(ac.linalg.solve(ta, tb), np.linalg.solve(ref_a, ref_b).astype(dtype), dtype, device, tol)
+        close(ac.linalg.inv(ta), np.linalg.inv(ref_a).astype(dtype), dtype, device, tol)
+        close(ac.linalg.det(ta), np.linalg.det(ref_a).astype(dtype), dtype, device, tol)
+        sign, logabs = ac.linalg.slogdet(ta)
+        want_sign, want_logabs = np.linalg.slogdet(ref_a)
+        close(sign, want_sign.astype(dtype), dtype, device, tol)
+        close(logabs, want_logabs.astype(a.real.dtype), dtype, device, tol)  # real, as NumPy's
+        close(ac.linalg.matrix_power(ta, -2), np.linalg.matrix_power(ref_a, -2).astype(dtype), dtype, device, tol)
+    h = ref_a @ np.conj(np.swapaxes(ref_a, -1, -2))
+    th = ac.asarray(h.astype(dtype), device=device)
+    lower = np.linalg.cholesky(h)
+    close(ac.linalg.cholesky(th), lower.astype(dtype), dtype, device, tol)
+    close(ac.linalg.cholesky(th, upper=True), np.conj(np.swapaxes(lower, -1, -2)).astype(dtype), dtype, device, tol)
+    # Hermitian eigenproblems and SVDs: real eigenvalues and singular values, unitary vectors.
+    w, v = ac.linalg.eigh(th)
+    assert w.dtype == a.real.dtype
+    close(w, np.linalg.eigvalsh(h).astype(a.real.dtype), dtype, device, tol)
+    close(v @ (ac.asarray(np.eye(6, dtype=a.real.dtype), device=device) * w[..., None, :]) @ ac.conj(ac.matrix_transpose(v)),
+          h.astype(dtype), dtype, device, tol)
+    for x in (a[:, :, :4], np.swapaxes(a[:, :, :4], -1, -2)):  # tall and wide
+        u, s, vh = ac.linalg.svd(ac.asarray(x, device=device), full_matrices=False)
+        close(s, np.linalg.svd(x.astype(np.complex128), compute_uv=False).astype(a.real.dtype), dtype, device, tol)
+        close((u * s[..., None, :]) @ vh, x, dtype, device, tol)
+        close(ac.linalg.pinv(ac.asarray(x, device=device)), np.linalg.pinv(x.astype(np.complex128)).astype(dtype),
+              dtype, device, tol)
+    close(ac.linalg.matrix_norm(ta, ord="nuc"), np.linalg.norm(ref_a, "nuc", axis=(-2, -1)).astype(a.real.dtype),
+          dtype, device, tol)
+    for mode in ("reduced", "complete"):
+        q, r = ac.linalg.qr(ta[:, :, :4], mode=mode)
+        close(q @ r, a[:, :, :4], dtype, device, tol)
+        qh = ac.conj(ac.matrix_transpose(q))
+        close(qh @ q, np.broadcast_to(np.eye(q.shape[-1], dtype=dtype), (3, q.shape[-1], q.shape[-1])), dtype, device, tol)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_unique_of_complex_tensors(dtype, device):
+    needs_fp64(dtype, device)
+    rng = np.random.default_rng(31)
+    x = (rng.integers(0, 3, (4, 7)) + 1j * rng.integers(0, 3, (4, 7))).astype(dtype)
+    x[1, 2] = complex(np.nan, 0)  # each nan is its own value (the standard's rule)
+    x[3, 0] = complex(0, np.nan)
+    t = ac.asarray(x, device=device)
+    values, indices, inverse, counts = ac.unique_all(t)
+    want_values, want_indices, want_inverse, want_counts = np.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    finite = ~np.isnan(want_values)
+    np.testing.assert_array_equal(values.numpy()[: finite.sum()], want_values[finite])  # lexicographic order
+    assert np.isnan(values.numpy()[finite.sum():]).all() and values.shape == want_values.shape
+    np.testing.assert_array_equal(indices.numpy()[: finite.sum()], want_indices[finite])  # first occurrences
+    np.testing.assert_array_equal(counts.numpy()[: finite.sum()], want_counts[finite])
+    np.testing.assert_array_equal(values.numpy()[inverse.numpy()][~np.isnan(x)], x[~np.isnan(x)])
+    assert inverse.shape == x.shape and counts.numpy().sum() == x.size
+    np.testing.assert_array_equal(ac.unique_values(t[:0]).numpy(), np.zeros(0, dtype))
+
+
+def test_complex_fill_values_need_complex_dtypes(device):
     with pytest.raises(ac.DTypeError, match="complex number"):
         ac.full((2,), 1j, dtype="float32", device=device)

@@ -1,6 +1,7 @@
 #pragma once
 // Maps a runtime DType onto a C++ element type for kernel templates. Kernels are only called for the
 // dtypes they registered (Note [Kernel table]), so another dtype here is a bug.
+#include <complex>
 #include <cstdint>
 
 #include "accelera/core/dtype.hpp"
@@ -28,6 +29,19 @@ decltype(auto) dispatch_arith(DType dtype, const char* op, F&& f) {
   case dt: return f(type{});
     ACC_FOR_EACH_INTEGER_DTYPE(ACC_CPU_ARITH_CASE)
 #undef ACC_CPU_ARITH_CASE
+    default: break;
+  }
+  ACC_ASSERT(false, "the cpu {} kernel was called for {}", op, dtype_name(dtype));
+}
+
+// float, double and the complex types (std::complex of them): the factorisations' dtypes.
+template <typename F>
+decltype(auto) dispatch_float_or_complex(DType dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case DType::f32: return f(float{});
+    case DType::f64: return f(double{});
+    case DType::c64: return f(std::complex<float>{});
+    case DType::c128: return f(std::complex<double>{});
     default: break;
   }
   ACC_ASSERT(false, "the cpu {} kernel was called for {}", op, dtype_name(dtype));

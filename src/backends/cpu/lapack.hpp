@@ -4,6 +4,10 @@
 // blas.cpp), so that LAPACK and GEMM share one thread pool. Column-major, every argument by pointer;
 // character arguments carry their hidden lengths. Lapack<T> resolves the routines once per kernel call and
 // hides the integer width: sizes go in as int64, pivots and info come out as int (LAPACK's values fit).
+// T is float, double, std::complex<float> or std::complex<double> (the s, d, c and z routines; for the
+// complex types orgqr is ungqr and syevd is heevd, and heevd and gesdd take real workspaces besides).
+// Eigenvalues and singular values are real (Real<T>) for every T.
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -17,10 +21,12 @@ namespace accelera::cpu {
 template <typename T>
 class Lapack {
  public:
+  using Real = decltype(std::real(T{}));
+
   Lapack()
       : m_wide(blas::lapack_routine(name("getrf").c_str()).integer_bits == 64), m_getrf(find("getrf")),
-        m_gesv(find("gesv")), m_potrf(find("potrf")), m_syevd(find("syevd")), m_gesdd(find("gesdd")),
-        m_geqrf(find("geqrf")), m_orgqr(find("orgqr")) {}
+        m_gesv(find("gesv")), m_potrf(find("potrf")), m_syevd(find(kComplex ? "heevd" : "syevd")),
+        m_gesdd(find("gesdd")), m_geqrf(find("geqrf")), m_orgqr(find(kComplex ? "ungqr" : "orgqr")) {}
 
   void getrf(std::int64_t m, std::int64_t n, T* a, int* piv, int* info) const {
     m_wide ? getrf_as<std::int64_t>(m, n, a, piv, info) : getrf_as<int>(m, n, a, piv, info);
@@ -31,12 +37,12 @@ class Lapack {
   void potrf(std::int64_t n, T* a, int* info) const {
     m_wide ? potrf_as<std::int64_t>(n, a, info) : potrf_as<int>(n, a, info);
   }
-  // jobz 'V' (vectors into a) or 'N'; lower triangle.
-  void syevd(char jobz, std::int64_t n, T* a, T* w, int* info) const {
+  // jobz 'V' (vectors into a) or 'N'; lower triangle (heevd for complex T).
+  void syevd(char jobz, std::int64_t n, T* a, Real* w, int* info) const {
     m_wide ? syevd_as<std::int64_t>(jobz, n, a, w, info) : syevd_as<int>(jobz, n, a, w, info);
   }
   // jobz 'N', 'S' (u: m x min(m, n)) or 'A' (u: m x m); vt: n x n (m >= n).
-  void gesdd(char jobz, std::int64_t m, std::int64_t n, T* a, T* s, T* u, T* vt, int* info) const {
+  void gesdd(char jobz, std::int64_t m, std::int64_t n, T* a, Real* s, T* u, T* vt, int* info) const {
     m_wide ? gesdd_as<std::int64_t>(jobz, m, n, a, s, u, vt, info) : gesdd_as<int>(jobz, m, n, a, s, u, vt, info);
   }
   void geqrf(std::int64_t m, std::int64_t n, T* a, T* tau, int* info) const {
@@ -47,7 +53,14 @@ class Lapack {
   }
 
  private:
-  static std::string name(const char* base) { return std::string(std::is_same_v<T, float> ? "s" : "d") + base; }
+  static constexpr bool kComplex = std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+  static std::string name(const char* base) {
+    const char* prefix = std::is_same_v<T, float>                ? "s"
+                         : std::is_same_v<T, double>             ? "d"
+                         : std::is_same_v<T, std::complex<float>> ? "c"
+                                                                  : "z";
+    return std::string(prefix) + base;
+  }
   static void* find(const char* base) { return blas::lapack_routine(name(base).c_str()).address; }
 
   template <typename Int>
@@ -87,26 +100,39 @@ class Lapack {
     *info = static_cast<int>(result);
   }
   template <typename Int>
-  void syevd_as(char jobz, std::int64_t n64, T* a, T* w, int* info) const {
-    using Fn = void (*)(const char*, const char*, const Int*, T*, const Int*, T*, T*, const Int*, Int*, const Int*,
-                        Int*, std::size_t, std::size_t);
-    const auto f = reinterpret_cast<Fn>(m_syevd);
+  void syevd_as(char jobz, std::int64_t n64, T* a, Real* w, int* info) const {
     const Int n = size<Int>(n64), ld = std::max<Int>(n, 1), query = -1;
     T work_size{};
     Int iwork_size = 0, result = 0;
-    f(&jobz, "L", &n, a, &ld, w, &work_size, &query, &iwork_size, &query, &result, 1, 1);
-    if (result == 0) {
-      const Int lwork = static_cast<Int>(work_size), liwork = iwork_size;
-      f(&jobz, "L", &n, a, &ld, w, scratch<T>(static_cast<std::size_t>(lwork)), &lwork,
-        scratch<Int>(static_cast<std::size_t>(liwork)), &liwork, &result, 1, 1);
+    if constexpr (kComplex) {
+      // heevd: a real workspace (rwork) besides the complex one.
+      using Fn = void (*)(const char*, const char*, const Int*, T*, const Int*, Real*, T*, const Int*, Real*,
+                          const Int*, Int*, const Int*, Int*, std::size_t, std::size_t);
+      const auto f = reinterpret_cast<Fn>(m_syevd);
+      Real rwork_size{};
+      f(&jobz, "L", &n, a, &ld, w, &work_size, &query, &rwork_size, &query, &iwork_size, &query, &result, 1, 1);
+      if (result == 0) {
+        const Int lwork = static_cast<Int>(std::real(work_size)), lrwork = static_cast<Int>(rwork_size),
+                  liwork = iwork_size;
+        f(&jobz, "L", &n, a, &ld, w, scratch<T>(static_cast<std::size_t>(lwork)), &lwork,
+          scratch<Real>(static_cast<std::size_t>(lrwork)), &lrwork, scratch<Int>(static_cast<std::size_t>(liwork)),
+          &liwork, &result, 1, 1);
+      }
+    } else {
+      using Fn = void (*)(const char*, const char*, const Int*, T*, const Int*, T*, T*, const Int*, Int*, const Int*,
+                          Int*, std::size_t, std::size_t);
+      const auto f = reinterpret_cast<Fn>(m_syevd);
+      f(&jobz, "L", &n, a, &ld, w, &work_size, &query, &iwork_size, &query, &result, 1, 1);
+      if (result == 0) {
+        const Int lwork = static_cast<Int>(work_size), liwork = iwork_size;
+        f(&jobz, "L", &n, a, &ld, w, scratch<T>(static_cast<std::size_t>(lwork)), &lwork,
+          scratch<Int>(static_cast<std::size_t>(liwork)), &liwork, &result, 1, 1);
+      }
     }
     *info = static_cast<int>(result);
   }
   template <typename Int>
-  void gesdd_as(char jobz, std::int64_t m64, std::int64_t n64, T* a, T* s, T* u, T* vt, int* info) const {
-    using Fn = void (*)(const char*, const Int*, const Int*, T*, const Int*, T*, T*, const Int*, T*, const Int*, T*,
-                        const Int*, Int*, Int*, std::size_t);
-    const auto f = reinterpret_cast<Fn>(m_gesdd);
+  void gesdd_as(char jobz, std::int64_t m64, std::int64_t n64, T* a, Real* s, T* u, T* vt, int* info) const {
     const Int m = size<Int>(m64), n = size<Int>(n64), ldu = std::max<Int>(m, 1), ldvt = std::max<Int>(n, 1);
     const Int query = -1;
     T dummy{};
@@ -114,11 +140,31 @@ class Lapack {
     Int* iwork = scratch<Int>(static_cast<std::size_t>(8 * std::min(m, n)));
     T work_size{};
     Int result = 0;
-    f(&jobz, &m, &n, a, &ldu, s, u, &ldu, vt, &ldvt, &work_size, &query, iwork, &result, 1);
-    if (result == 0) {
-      const Int lwork = static_cast<Int>(work_size);
-      f(&jobz, &m, &n, a, &ldu, s, u, &ldu, vt, &ldvt, scratch<T>(static_cast<std::size_t>(lwork)), &lwork, iwork,
-        &result, 1);
+    if constexpr (kComplex) {
+      // The complex gesdd's real workspace: LAPACK's documented size for jobz (3.7 and later).
+      using Fn = void (*)(const char*, const Int*, const Int*, T*, const Int*, Real*, T*, const Int*, T*, const Int*,
+                          T*, const Int*, Real*, Int*, Int*, std::size_t);
+      const auto f = reinterpret_cast<Fn>(m_gesdd);
+      const std::int64_t mn = std::min(m64, n64), mx = std::max(m64, n64);
+      const std::int64_t lrwork =
+          jobz == 'N' ? 7 * mn : std::max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn);
+      Real* rwork = scratch<Real>(static_cast<std::size_t>(std::max<std::int64_t>(lrwork, 1)));
+      f(&jobz, &m, &n, a, &ldu, s, u, &ldu, vt, &ldvt, &work_size, &query, rwork, iwork, &result, 1);
+      if (result == 0) {
+        const Int lwork = static_cast<Int>(std::real(work_size));
+        f(&jobz, &m, &n, a, &ldu, s, u, &ldu, vt, &ldvt, scratch<T>(static_cast<std::size_t>(lwork)), &lwork, rwork,
+          iwork, &result, 1);
+      }
+    } else {
+      using Fn = void (*)(const char*, const Int*, const Int*, T*, const Int*, T*, T*, const Int*, T*, const Int*, T*,
+                          const Int*, Int*, Int*, std::size_t);
+      const auto f = reinterpret_cast<Fn>(m_gesdd);
+      f(&jobz, &m, &n, a, &ldu, s, u, &ldu, vt, &ldvt, &work_size, &query, iwork, &result, 1);
+      if (result == 0) {
+        const Int lwork = static_cast<Int>(work_size);
+        f(&jobz, &m, &n, a, &ldu, s, u, &ldu, vt, &ldvt, scratch<T>(static_cast<std::size_t>(lwork)), &lwork, iwork,
+          &result, 1);
+      }
     }
     *info = static_cast<int>(result);
   }
@@ -131,7 +177,7 @@ class Lapack {
     Int result = 0;
     f(&m, &n, a, &ld, tau, &work_size, &query, &result);
     if (result == 0) {
-      const Int lwork = std::max<Int>(1, static_cast<Int>(work_size));
+      const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(work_size)));
       f(&m, &n, a, &ld, tau, scratch<T>(static_cast<std::size_t>(lwork)), &lwork, &result);
     }
     *info = static_cast<int>(result);
@@ -145,7 +191,7 @@ class Lapack {
     Int result = 0;
     f(&m, &n, &k, a, &ld, tau, &work_size, &query, &result);
     if (result == 0) {
-      const Int lwork = std::max<Int>(1, static_cast<Int>(work_size));
+      const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(work_size)));
       f(&m, &n, &k, a, &ld, tau, scratch<T>(static_cast<std::size_t>(lwork)), &lwork, &result);
     }
     *info = static_cast<int>(result);

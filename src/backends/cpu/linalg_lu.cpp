@@ -11,7 +11,7 @@ namespace {
 void lu_factor_kernel(const Tensor& work, const Tensor& pivots, const Tensor& info) {
   const MatrixBatch mb(work);
   const std::int64_t m = mb.rows, n = mb.cols, k = std::min(m, n);
-  dispatch_float(work.dtype(), "lu_factor", [&](auto t) {
+  dispatch_float_or_complex(work.dtype(), "lu_factor", [&](auto t) {
     using T = decltype(t);
     const Lapack<T> lapack;
     for_each_matrix(mb.count, std::max(m, n), [&](std::int64_t i) {
@@ -23,7 +23,7 @@ void lu_factor_kernel(const Tensor& work, const Tensor& pivots, const Tensor& in
 void lu_solve_kernel(const Tensor& a, const Tensor& b, const Tensor& info) {
   const MatrixBatch ma(a), mb(b);
   const std::int64_t n = ma.rows, k = mb.cols;
-  dispatch_float(a.dtype(), "lu_solve", [&](auto t) {
+  dispatch_float_or_complex(a.dtype(), "lu_solve", [&](auto t) {
     using T = decltype(t);
     const Lapack<T> lapack;
     for_each_matrix(ma.count, n, [&](std::int64_t i) {
@@ -35,7 +35,7 @@ void lu_solve_kernel(const Tensor& a, const Tensor& b, const Tensor& info) {
 void cholesky_kernel(const Tensor& work, const Tensor& info) {
   const MatrixBatch mb(work);
   const std::int64_t n = mb.rows;
-  dispatch_float(work.dtype(), "cholesky", [&](auto t) {
+  dispatch_float_or_complex(work.dtype(), "cholesky", [&](auto t) {
     using T = decltype(t);
     const Lapack<T> lapack;
     for_each_matrix(mb.count, n, [&](std::int64_t i) { lapack.potrf(n, work.data<T>() + i * n * n, info.data<int>() + i); });
@@ -45,9 +45,9 @@ void cholesky_kernel(const Tensor& work, const Tensor& info) {
 }  // namespace
 
 ACC_REGISTER_KERNELS {
-  register_kernel(op::lu_factor, DeviceKind::cpu, dtypes::floating, &lu_factor_kernel);
-  register_kernel(op::lu_solve, DeviceKind::cpu, dtypes::floating, &lu_solve_kernel);
-  register_kernel(op::cholesky, DeviceKind::cpu, dtypes::floating, &cholesky_kernel);
+  register_kernel(op::lu_factor, DeviceKind::cpu, dtypes::floating | dtypes::complex, &lu_factor_kernel);
+  register_kernel(op::lu_solve, DeviceKind::cpu, dtypes::floating | dtypes::complex, &lu_solve_kernel);
+  register_kernel(op::cholesky, DeviceKind::cpu, dtypes::floating | dtypes::complex, &cholesky_kernel);
 }
 
 }  // namespace accelera::cpu

@@ -12,11 +12,12 @@ namespace {
 void eigh_kernel(const Tensor& work, const Tensor& eigenvalues, const Tensor& info, bool vectors) {
   const MatrixBatch mb(work);
   const std::int64_t n = mb.rows;
-  dispatch_float(work.dtype(), "eigh", [&](auto t) {
+  dispatch_float_or_complex(work.dtype(), "eigh", [&](auto t) {
     using T = decltype(t);
+    using R = typename Lapack<T>::Real;  // the eigenvalues of a Hermitian matrix are real
     const Lapack<T> lapack;
     for_each_matrix(mb.count, n, [&](std::int64_t i) {
-      lapack.syevd(vectors ? 'V' : 'N', n, work.data<T>() + i * n * n, eigenvalues.data<T>() + i * n,
+      lapack.syevd(vectors ? 'V' : 'N', n, work.data<T>() + i * n * n, eigenvalues.data<R>() + i * n,
                    info.data<int>() + i);
     });
   });
@@ -31,11 +32,12 @@ void svd_kernel(const Tensor& work, const Tensor& s, const Tensor& u, const Tens
   const bool vectors = u.defined();
   const char jobz = !vectors ? 'N' : (full ? 'A' : 'S');
   const std::int64_t u_cols = full ? m : n;
-  dispatch_float(work.dtype(), "svd", [&](auto t) {
+  dispatch_float_or_complex(work.dtype(), "svd", [&](auto t) {
     using T = decltype(t);
+    using R = typename Lapack<T>::Real;  // singular values are real
     const Lapack<T> lapack;
     for_each_matrix(mb.count, m, [&](std::int64_t i) {
-      lapack.gesdd(jobz, m, n, work.data<T>() + i * m * n, s.data<T>() + i * n,
+      lapack.gesdd(jobz, m, n, work.data<T>() + i * m * n, s.data<R>() + i * n,
                    vectors ? u.data<T>() + i * m * u_cols : nullptr, vectors ? vt.data<T>() + i * n * n : nullptr,
                    info.data<int>() + i);
     });
@@ -45,7 +47,7 @@ void svd_kernel(const Tensor& work, const Tensor& s, const Tensor& u, const Tens
 void qr_factor_kernel(const Tensor& work, const Tensor& tau, const Tensor& info) {
   const MatrixBatch mb(work);
   const std::int64_t m = mb.rows, n = mb.cols, k = std::min(m, n);
-  dispatch_float(work.dtype(), "qr_factor", [&](auto t) {
+  dispatch_float_or_complex(work.dtype(), "qr_factor", [&](auto t) {
     using T = decltype(t);
     const Lapack<T> lapack;
     for_each_matrix(mb.count, std::max(m, n), [&](std::int64_t i) {
@@ -57,7 +59,7 @@ void qr_factor_kernel(const Tensor& work, const Tensor& tau, const Tensor& info)
 void householder_product_kernel(const Tensor& q, const Tensor& tau, const Tensor& info) {
   const MatrixBatch mb(q);
   const std::int64_t m = mb.rows, c = mb.cols, k = tau.dim(tau.ndim() - 1);
-  dispatch_float(q.dtype(), "householder_product", [&](auto t) {
+  dispatch_float_or_complex(q.dtype(), "householder_product", [&](auto t) {
     using T = decltype(t);
     const Lapack<T> lapack;
     for_each_matrix(mb.count, m, [&](std::int64_t i) {
@@ -69,10 +71,11 @@ void householder_product_kernel(const Tensor& q, const Tensor& tau, const Tensor
 }  // namespace
 
 ACC_REGISTER_KERNELS {
-  register_kernel(op::eigh, DeviceKind::cpu, dtypes::floating, &eigh_kernel);
-  register_kernel(op::svd, DeviceKind::cpu, dtypes::floating, &svd_kernel);
-  register_kernel(op::qr_factor, DeviceKind::cpu, dtypes::floating, &qr_factor_kernel);
-  register_kernel(op::householder_product, DeviceKind::cpu, dtypes::floating, &householder_product_kernel);
+  register_kernel(op::eigh, DeviceKind::cpu, dtypes::floating | dtypes::complex, &eigh_kernel);
+  register_kernel(op::svd, DeviceKind::cpu, dtypes::floating | dtypes::complex, &svd_kernel);
+  register_kernel(op::qr_factor, DeviceKind::cpu, dtypes::floating | dtypes::complex, &qr_factor_kernel);
+  register_kernel(op::householder_product, DeviceKind::cpu, dtypes::floating | dtypes::complex,
+                  &householder_product_kernel);
 }
 
 }  // namespace accelera::cpu

@@ -1,5 +1,5 @@
 // The fft kernel for OpenCL devices (Note [Fourier transforms] in src/ops/fft.cpp): no OpenCL FFT library
-// runs here, so each call copies x to the host, runs the CPU backend's pocketfft kernel there and copies
+// is wired in yet, so each call copies x to the host, runs the CPU backend's pocketfft kernel there and copies
 // the result back. The round trip is logged at info level on every call (never silent) and registered under
 // the OpenCL device kind so that `docs/ops.md` shows where the work runs.
 #include "accelera/core/device_interface.hpp"

@@ -68,13 +68,15 @@ void householder_product_kernel(const Tensor& q, const Tensor& tau, const Tensor
 }  // namespace
 
 ACC_REGISTER_KERNELS {
-  register_kernel(op::lu_factor, DeviceKind::opencl, dtypes::floating, &lu_factor_kernel);
-  register_kernel(op::lu_solve, DeviceKind::opencl, dtypes::floating, &lu_solve_kernel);
-  register_kernel(op::cholesky, DeviceKind::opencl, dtypes::floating, &cholesky_kernel);
-  register_kernel(op::eigh, DeviceKind::opencl, dtypes::floating, &eigh_kernel);
-  register_kernel(op::svd, DeviceKind::opencl, dtypes::floating, &svd_kernel);
-  register_kernel(op::qr_factor, DeviceKind::opencl, dtypes::floating, &qr_factor_kernel);
-  register_kernel(op::householder_product, DeviceKind::opencl, dtypes::floating, &householder_product_kernel);
+  // The CPU's LAPACK kernels take the complex dtypes too.
+  constexpr DTypeSet with_complex = dtypes::floating | dtypes::complex;
+  register_kernel(op::lu_factor, DeviceKind::opencl, with_complex, &lu_factor_kernel);
+  register_kernel(op::lu_solve, DeviceKind::opencl, with_complex, &lu_solve_kernel);
+  register_kernel(op::cholesky, DeviceKind::opencl, with_complex, &cholesky_kernel);
+  register_kernel(op::eigh, DeviceKind::opencl, with_complex, &eigh_kernel);
+  register_kernel(op::svd, DeviceKind::opencl, with_complex, &svd_kernel);
+  register_kernel(op::qr_factor, DeviceKind::opencl, with_complex, &qr_factor_kernel);
+  register_kernel(op::householder_product, DeviceKind::opencl, with_complex, &householder_product_kernel);
 }
 
 }  // namespace accelera::opencl
