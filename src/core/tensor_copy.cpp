@@ -3,9 +3,9 @@
 #include "accelera/core/error.hpp"
 #include "accelera/core/registry.hpp"
 #include "accelera/core/tensor.hpp"
-#include "accelera/ops.hpp"
 #include "core/copy_kernel.hpp"
 #include "ops/fill.hpp"
+#include "ops/where.hpp"
 
 namespace accelera {
 
@@ -27,8 +27,17 @@ void copy_on_device(const Tensor& src, const Tensor& dst) {
   const bool dst_complex = is_complex(dst.dtype());
   if (!src_complex && !dst_complex) return copy_real(src, dst);
   if (src_complex && dst_complex) return copy_real(src.view_as_real(), dst.view_as_real());
-  if (src_complex && dst.dtype() == DType::boolean) {  // true where either part is nonzero
-    return copy_real(any(src.view_as_real(), std::vector<std::int64_t>{src.ndim()}), dst);
+  if (src_complex && dst.dtype() == DType::boolean) {
+    // True where either part is nonzero: the real parts' truth, then true wherever the imaginary part is
+    // nonzero (kernels only: the core does not call the ops).
+    const Tensor parts = src.view_as_real();
+    copy_real(parts.select(-1, 0), dst);
+    const Tensor imaginary = Tensor::empty(dst.shape(), DType::boolean, dst.device());
+    copy_real(parts.select(-1, 1), imaginary);
+    const Tensor truth = Tensor::empty(Shape{}, DType::boolean, dst.device());
+    kernel_for(op::fill, dst.device(), DType::boolean)(truth, 1.0);
+    kernel_for(op::where, dst.device(), DType::boolean)(imaginary, truth.broadcast_to(dst.shape()), dst);
+    return;
   }
   if (src_complex) return copy_real(src.view_as_real().select(-1, 0), dst);
   const Tensor parts = dst.view_as_real();
