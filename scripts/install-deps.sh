@@ -7,7 +7,7 @@ APT_PACKAGES=(
   g++ cmake ninja-build ccache pkg-config git
   libopenblas-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev libhwy-dev libdnnl-dev
-  ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
+  ocl-icd-opencl-dev opencl-headers libclblast-dev libvkfft-dev pocl-opencl-icd
   dataset-fashion-mnist
   openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
 )

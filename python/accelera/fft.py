@@ -1,10 +1,10 @@
 """The array API standard's ``fft`` extension (NumPy's ``numpy.fft``) on every device.
 
-Transforms run on the tensor's device: pocketfft (NumPy's own FFT) on the CPU, cuFFT on CUDA, and on OpenCL
-the CPU with a logged copy to the host and back (no OpenCL FFT library is at hand). ``n`` and ``s`` cut or
-zero-pad the input along the transformed axes; ``norm`` puts the 1/n factor on the inverse ("backward", the
-default), splits it ("ortho") or puts it on the forward transform ("forward"). Results are complex64 or
-complex128 (their real halves float32 or float64); integer inputs compute in complex128, as NumPy's do.
+Transforms run on the tensor's device: pocketfft (NumPy's own FFT) on the CPU, VkFFT on OpenCL and cuFFT on
+CUDA. ``n`` and ``s`` cut or zero-pad the input along the transformed axes; ``norm`` puts the 1/n factor on
+the inverse ("backward", the default), splits it ("ortho") or puts it on the forward transform ("forward").
+Results are complex64 or complex128 (their real halves float32 or float64); integer inputs compute in
+complex128, as NumPy's do.
 """
 
 from __future__ import annotations

@@ -121,11 +121,11 @@ LD_LIBRARY_PATH=$(IFS=:; echo "${kit_libdirs[*]}")${LD_LIBRARY_PATH:+:$LD_LIBRAR
 export CPATH LIBRARY_PATH LD_LIBRARY_PATH
 "$PYTHON" "$KIT_PY" libcheck "$GPU_KIT_PREFIX"
 if [ -f "$KIT_USR/include/CL/cl.h" ] && [ -e "${kit_libdirs[0]}/libOpenCL.so" ] &&
-   [ -f "${kit_libdirs[0]}/cmake/CLBlast/CLBlastConfig.cmake" ]; then
+   [ -f "${kit_libdirs[0]}/cmake/CLBlast/CLBlastConfig.cmake" ] && [ -f "$KIT_USR/include/vkFFT.h" ]; then
   OPENCL=ON
 else
   OPENCL=OFF
-  say "OpenCL off: the kit lacks the OpenCL headers, the ICD loader or CLBlast"
+  say "OpenCL off: the kit lacks the OpenCL headers, the ICD loader, CLBlast or VkFFT"
 fi
 
 # ---- the GPU ----------------------------------------------------------------------------------------------------

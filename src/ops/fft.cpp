@@ -5,9 +5,9 @@
 //           primes, O(n log n) for every n; batches of transforms split over the OpenMP threads
 //   cuda    cuFFT, one axis at a time (plans cached per device and shape, work areas from Accelera's
 //           allocator, on the compute stream)
-//   opencl  the CPU kernel on a host copy, logged on every call, as the factorisations do (Note [OpenCL
-//           factorisations]): no OpenCL FFT library is wired in yet. clFFT is unmaintained since 2017;
-//           VkFFT (MIT, Debian's libvkfft-dev, generating OpenCL kernels at run time) is the one to adopt
+//   opencl  VkFFT (Debian's libvkfft-dev), one axis at a time like cuFFT, on kernels it generates per
+//           plan (Note [OpenCL Fourier transforms] in backends/opencl/fft.cpp). clFFT is unmaintained
+//           since 2017
 // Inputs are cut or zero-padded to the requested lengths first (a copy only when a length changes), and
 // the scale (1, 1/sqrt(N) or 1/N, N the product of the lengths) is applied by the kernel.
 #include "ops/fft.hpp"

@@ -58,6 +58,25 @@ def test_one_axis_transforms(name, n, dtype, device):
     close(result, expected, dtype, device)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [4099, 8192, 8194, 65536])
+@pytest.mark.parametrize("name", ["fft", "rfft", "irfft"])
+def test_long_transforms_in_uneven_batches(name, n, dtype, device):
+    """A prime (Bluestein), the longest real plan on OpenCL and the next even length (run as a complex
+    transform there), a length whose real transform is split over several kernels on GPUs; five rows, so
+    that a device which plans batches in powers of two runs two of them. irfft ignores the imaginary parts
+    of the zero and Nyquist frequencies."""
+    needs_fp64(dtype, device)
+    complex_input = name != "rfft"
+    x = signal((5, n // 2 + 1 if name == "irfft" else n), dtype, complex_input, seed=n)
+    kwargs = {"n": n} if name == "irfft" else {}
+    expected = getattr(np.fft, name)(x.astype(np.complex128 if complex_input else np.float64), **kwargs)
+    t = ac.asarray(x, device=device)
+    with tensors_unchanged(t):
+        result = getattr(ac.fft, name)(t, **kwargs)
+    close(result, expected, dtype, device)
+
+
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
 def test_norms_cut_and_pad_along_any_axis(name, norm, device):
