@@ -172,3 +172,14 @@ def test_bad_input_raises_typed_errors(device):
             ac.fft.fft(ac.asarray(np.array([True, False]), device=device))
         with pytest.raises(ValueError, match="invalid length 0"):
             ac.fft.irfft(z[:, :1])  # the default length 2 * (1 - 1)
+
+
+def test_planning_leaves_the_process_locale_alone(device):
+    """A new plan on a device whose library switches locales while it writes kernels (VkFFT on OpenCL) leaves
+    the process's locale as it found it: Python decodes text with it."""
+    import locale
+
+    before = locale.setlocale(locale.LC_ALL)
+    x = ac.asarray(signal((2, 4099), "float32", True, seed=11), device=device)  # a length no other test plans
+    ac.fft.fft(x)
+    assert locale.setlocale(locale.LC_ALL) == before

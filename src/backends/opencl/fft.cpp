@@ -1,6 +1,7 @@
 // The fft kernel on OpenCL devices through VkFFT (Note [OpenCL Fourier transforms]).
 #include <algorithm>
 #include <bit>
+#include <clocale>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -50,7 +51,10 @@
 //           not possible, because VkFFT 1.2 sizes a user's buffer wrongly for Bluestein plans.
 //   Scale   VkFFT does not normalise: a factor other than 1 is one multiply at the end.
 // Plan creation briefly switches the process to the "C" locale (VkFFT writes the kernels' source with
-// sprintf); plans are created under one mutex, which also serialises their use.
+// sprintf). VkFFT 1.2 then restores the locale from the pointer setlocale gave it, which the switch has
+// overwritten, and would leave the whole process in "C" (Python would then decode its subprocesses' output
+// as ASCII): LocaleRestorer keeps a copy and restores it. Plans are created under one mutex, which also
+// serialises their use.
 
 namespace accelera::opencl {
 
@@ -72,6 +76,23 @@ struct PlanKey {
   std::uint64_t n, rows;
   bool real, dbl;
   auto operator<=>(const PlanKey&) const = default;
+};
+
+// Restores the process's locale (all categories) when it goes out of scope.
+class LocaleRestorer {
+ public:
+  LocaleRestorer() {
+    const char* current = std::setlocale(LC_ALL, nullptr);
+    if (current) m_saved = current;
+  }
+  ~LocaleRestorer() {
+    if (!m_saved.empty()) std::setlocale(LC_ALL, m_saved.c_str());
+  }
+  LocaleRestorer(const LocaleRestorer&) = delete;
+  LocaleRestorer& operator=(const LocaleRestorer&) = delete;
+
+ private:
+  std::string m_saved;
 };
 
 // One VkFFT application. VkFFT keeps pointers to the handles and sizes it was configured with, so they live
@@ -102,6 +123,7 @@ struct Plan {
     config.buffer = &buffer;
     config.bufferSize = &buffer_bytes;
     config.specifyOffsetsAtLaunch = 1;
+    const LocaleRestorer locale;
     ACC_VKFFT_CHECK(initializeVkFFT(&app, config), "planning a batched 1-D transform");
     if (app.configuration.allocateTempBuffer && app.configuration.tempBufferSize) {
       work_bytes = app.configuration.tempBufferSize[0];
