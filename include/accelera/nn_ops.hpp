@@ -138,6 +138,43 @@ struct LstmCellGrads {
 ACC_API LstmCellGrads lstm_cell_backward(const Tensor& grad_h, const Tensor& dc, const Tensor& act,
                                          const Tensor& c_prev, const Tensor& c);
 
+// A whole LSTM layer in one direction over a sequence, in one kernel (where the device has one: see
+// `accelera info --ops`): x (length, batch, input), the initial states h0 and c0 (batch, hidden), PyTorch's
+// weights w_ih (4 hidden, input) and w_hh (4 hidden, hidden) in the gate order i, f, g, o, and one bias
+// (4 hidden; b_ih + b_hh) or none. `reverse` runs from the last step to the first. Returns the hidden state
+// after every step, the states after the last one, and the workspace lstm_sequence_backward reads.
+struct LstmSequenceResult {
+  Tensor hs, h_last, c_last, workspace;
+};
+ACC_API LstmSequenceResult lstm_sequence(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
+                                         const Tensor& w_hh, const Tensor& bias, bool reverse = false);
+// Its backward: from the gradients of every hidden state (length, batch, hidden) and of the last cell state,
+// the gradients of x (when `input_grad`), h0, c0, the weights and the bias (when there is one).
+struct LstmSequenceGrads {
+  Tensor dx, dh0, dc0, dw_ih, dw_hh, dbias;
+};
+ACC_API LstmSequenceGrads lstm_sequence_backward(const Tensor& grad_hs, const Tensor& grad_c_last, const Tensor& x,
+                                                 const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
+                                                 const Tensor& w_hh, const Tensor& bias, bool reverse,
+                                                 const LstmSequenceResult& forward, bool input_grad = true);
+
+// A whole GRU layer in one direction over a sequence, in one kernel (where the device has one), with
+// PyTorch's weights w_ih (3 hidden, input), w_hh (3 hidden, hidden) and biases b_ih, b_hh (3 hidden, each
+// optional) in the gate order r, z, n: n = tanh(x W_in^T + b_in + r (h W_hn^T + b_hn)), h' = (1 - z) n + z h.
+// Returns the hidden state after every step, the one after the last, and the backward's workspace.
+struct GruSequenceResult {
+  Tensor hs, h_last, workspace;
+};
+ACC_API GruSequenceResult gru_sequence(const Tensor& x, const Tensor& h0, const Tensor& w_ih, const Tensor& w_hh,
+                                       const Tensor& b_ih, const Tensor& b_hh, bool reverse = false);
+struct GruSequenceGrads {
+  Tensor dx, dh0, dw_ih, dw_hh, db_ih, db_hh;
+};
+ACC_API GruSequenceGrads gru_sequence_backward(const Tensor& grad_hs, const Tensor& x, const Tensor& h0,
+                                               const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                                               const Tensor& b_hh, bool reverse, const GruSequenceResult& forward,
+                                               bool input_grad = true);
+
 // ---- fused optimizer updates ------------------------------------------------------------------------------
 
 // The update rules of optimizer_step and their hyperparameters (PyTorch's torch.optim semantics).

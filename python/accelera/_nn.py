@@ -222,6 +222,53 @@ def lstm_cell_backward(grad_h, dc, act, c_prev, c):
     return _core.lstm_cell_backward(grad_h, dc, act, c_prev, c)
 
 
+def _forward_result(forward, count: int, producer: str):
+    """The tensors of a sequence op's result, as a backward takes them back."""
+    if not isinstance(forward, (tuple, list)) or len(forward) != count or \
+            not all(isinstance(t, Tensor) for t in forward):
+        raise ArgumentError(f"forward must be the {count} tensors that {producer} returned")
+    return forward
+
+
+def lstm_sequence(x, h0, c0, w_ih, w_hh, bias=None, reverse=False):
+    """A whole LSTM layer in one direction over x (length, batch, input), in one kernel where the device has
+    one (``accelera.supports(device, "lstm_sequence", dtype)``: oneDNN's RNN primitive on the CPU, float32):
+    from the initial states h0 and c0 (batch, hidden), PyTorch's w_ih (4 hidden, input) and w_hh (4 hidden,
+    hidden) in the gate order i, f, g, o and one bias (b_ih + b_hh) or None. ``reverse`` runs from the last
+    step to the first. Returns ``(hs, h_last, c_last, workspace)``: the hidden state after every step, the
+    states after the last one, and what :func:`lstm_sequence_backward` reads."""
+    x, h0, c0, w_ih, w_hh, bias = _operands(x, h0, c0, w_ih, w_hh, bias, optional=1)
+    return _core.lstm_sequence(x, h0, c0, w_ih, w_hh, bias, flag(reverse, "reverse"))
+
+
+def lstm_sequence_backward(grad_hs, grad_c_last, x, h0, c0, w_ih, w_hh, bias, reverse, forward, input_grad=True):
+    """The gradients of :func:`lstm_sequence` (whose result is ``forward``) from those of every hidden state
+    (length, batch, hidden) and of the last cell state: ``(dx, dh0, dc0, dw_ih, dw_hh, dbias)``, dx None
+    unless ``input_grad``, dbias None without a bias (it is the gradient of b_ih and of b_hh alike)."""
+    grad_hs, grad_c_last, x, h0, c0, w_ih, w_hh, bias = _operands(grad_hs, grad_c_last, x, h0, c0, w_ih, w_hh, bias,
+                                                                  optional=1)
+    hs, h_last, c_last, workspace = _forward_result(forward, 4, "lstm_sequence")
+    return _core.lstm_sequence_backward(grad_hs, grad_c_last, x, h0, c0, w_ih, w_hh, bias, flag(reverse, "reverse"),
+                                        hs, h_last, c_last, workspace, flag(input_grad, "input_grad"))
+
+
+def gru_sequence(x, h0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
+    """A whole GRU layer in one direction over x (length, batch, input), in one kernel where the device has one
+    (``accelera.supports(device, "gru_sequence", dtype)``: oneDNN's RNN primitive on the CPU, float32), with
+    PyTorch's weights and biases in the gate order r, z, n. Returns ``(hs, h_last, workspace)``."""
+    x, h0, w_ih, w_hh, b_ih, b_hh = _operands(x, h0, w_ih, w_hh, b_ih, b_hh, optional=2)
+    return _core.gru_sequence(x, h0, w_ih, w_hh, b_ih, b_hh, flag(reverse, "reverse"))
+
+
+def gru_sequence_backward(grad_hs, x, h0, w_ih, w_hh, b_ih, b_hh, reverse, forward, input_grad=True):
+    """The gradients of :func:`gru_sequence` (whose result is ``forward``) from those of every hidden state:
+    ``(dx, dh0, dw_ih, dw_hh, db_ih, db_hh)``, dx None unless ``input_grad``, each bias's None without it."""
+    grad_hs, x, h0, w_ih, w_hh, b_ih, b_hh = _operands(grad_hs, x, h0, w_ih, w_hh, b_ih, b_hh, optional=2)
+    hs, h_last, workspace = _forward_result(forward, 3, "gru_sequence")
+    return _core.gru_sequence_backward(grad_hs, x, h0, w_ih, w_hh, b_ih, b_hh, flag(reverse, "reverse"), hs, h_last,
+                                       workspace, flag(input_grad, "input_grad"))
+
+
 def max_pool(x, kernel_size, stride=None, padding=0, dilation=1):
     """Max pooling over the 1, 2 or 3 spatial axes of x (N, C, *spatial): ``(values, indices)``, both
     (N, C, *out). ``indices`` (int64) are flat positions within each image plane (row-major over the

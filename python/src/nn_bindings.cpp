@@ -193,6 +193,50 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("grad_h"), nb::arg("dc"), nb::arg("act"), nb::arg("c_prev"), nb::arg("c"), release);
   m.def(
+      "lstm_sequence",
+      [](const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih, const Tensor& w_hh,
+         const OptTensor& bias, bool reverse) {
+        auto r = lstm_sequence(x, h0, c0, w_ih, w_hh, bias.value_or(Tensor()), reverse);
+        return std::make_tuple(r.hs, r.h_last, r.c_last, r.workspace);
+      },
+      nb::arg("x"), nb::arg("h0"), nb::arg("c0"), nb::arg("w_ih"), nb::arg("w_hh"), nb::arg("bias").none(),
+      nb::arg("reverse"), release);
+  m.def(
+      "lstm_sequence_backward",
+      [](const Tensor& grad_hs, const Tensor& grad_c_last, const Tensor& x, const Tensor& h0, const Tensor& c0,
+         const Tensor& w_ih, const Tensor& w_hh, const OptTensor& bias, bool reverse, const Tensor& hs,
+         const Tensor& h_last, const Tensor& c_last, const Tensor& workspace, bool input_grad) {
+        auto g = lstm_sequence_backward(grad_hs, grad_c_last, x, h0, c0, w_ih, w_hh, bias.value_or(Tensor()), reverse,
+                                        LstmSequenceResult{hs, h_last, c_last, workspace}, input_grad);
+        auto optional = [](const Tensor& t) { return t.defined() ? OptTensor(t) : std::nullopt; };
+        return std::make_tuple(optional(g.dx), g.dh0, g.dc0, g.dw_ih, g.dw_hh, optional(g.dbias));
+      },
+      nb::arg("grad_hs"), nb::arg("grad_c_last"), nb::arg("x"), nb::arg("h0"), nb::arg("c0"), nb::arg("w_ih"),
+      nb::arg("w_hh"), nb::arg("bias").none(), nb::arg("reverse"), nb::arg("hs"), nb::arg("h_last"),
+      nb::arg("c_last"), nb::arg("workspace"), nb::arg("input_grad"), release);
+  m.def(
+      "gru_sequence",
+      [](const Tensor& x, const Tensor& h0, const Tensor& w_ih, const Tensor& w_hh, const OptTensor& b_ih,
+         const OptTensor& b_hh, bool reverse) {
+        auto r = gru_sequence(x, h0, w_ih, w_hh, b_ih.value_or(Tensor()), b_hh.value_or(Tensor()), reverse);
+        return std::make_tuple(r.hs, r.h_last, r.workspace);
+      },
+      nb::arg("x"), nb::arg("h0"), nb::arg("w_ih"), nb::arg("w_hh"), nb::arg("b_ih").none(), nb::arg("b_hh").none(),
+      nb::arg("reverse"), release);
+  m.def(
+      "gru_sequence_backward",
+      [](const Tensor& grad_hs, const Tensor& x, const Tensor& h0, const Tensor& w_ih, const Tensor& w_hh,
+         const OptTensor& b_ih, const OptTensor& b_hh, bool reverse, const Tensor& hs, const Tensor& h_last,
+         const Tensor& workspace, bool input_grad) {
+        auto g = gru_sequence_backward(grad_hs, x, h0, w_ih, w_hh, b_ih.value_or(Tensor()), b_hh.value_or(Tensor()),
+                                       reverse, GruSequenceResult{hs, h_last, workspace}, input_grad);
+        auto optional = [](const Tensor& t) { return t.defined() ? OptTensor(t) : std::nullopt; };
+        return std::make_tuple(optional(g.dx), g.dh0, g.dw_ih, g.dw_hh, optional(g.db_ih), optional(g.db_hh));
+      },
+      nb::arg("grad_hs"), nb::arg("x"), nb::arg("h0"), nb::arg("w_ih"), nb::arg("w_hh"), nb::arg("b_ih").none(),
+      nb::arg("b_hh").none(), nb::arg("reverse"), nb::arg("hs"), nb::arg("h_last"), nb::arg("workspace"),
+      nb::arg("input_grad"), release);
+  m.def(
       "max_pool",
       [](const Tensor& x, const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
          const std::vector<std::int64_t>& padding, const std::vector<std::int64_t>& dilation) {

@@ -1,8 +1,10 @@
 // Rows of the op test table for the fused LSTM cell (Note [Fused LSTM cell] in ops/recurrent_cell.hpp):
 // plain float64 references, the backward's checked as the vector-Jacobian product of the forward's.
+#include <algorithm>
 #include <cmath>
 
 #include "accelera/nn_ops.hpp"
+#include "accelera/op_table.hpp"
 #include "op_table.hpp"
 
 namespace acc_test::op_table {
@@ -155,6 +157,16 @@ Row lstm_cell_backward_row() {
 
 }  // namespace
 
-std::vector<Row> lstm_rows() { return {lstm_cell_row(), lstm_cell_backward_row()}; }
+std::vector<Row> lstm_sequence_rows();  // op_table_lstm_sequence_rows.cpp
+
+std::vector<Row> lstm_rows() {
+  std::vector<Row> out = {lstm_cell_row(), lstm_cell_backward_row()};
+  // The sequence kernels exist in builds with oneDNN only.
+  const auto table = accelera::op_table();
+  if (std::ranges::any_of(table, [](const auto& entry) { return entry.op == "lstm_sequence"; })) {
+    for (auto& row : lstm_sequence_rows()) out.push_back(std::move(row));
+  }
+  return out;
+}
 
 }  // namespace acc_test::op_table

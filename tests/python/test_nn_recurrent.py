@@ -168,6 +168,50 @@ def test_matches_pytorch_forward_and_gradients(device, kind):
         np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-11, atol=1e-12)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_float32_layers_match_pytorch_in_float64(kind, bias, device):
+    """float32, where the CPU runs each layer and direction as one sequence kernel (oneDNN's RNN primitives;
+    accelera.supports says where): outputs and every gradient against PyTorch in float64 with the same
+    weights, stacked, bidirectional, batch-first, with and without biases."""
+    torch = pytest.importorskip("torch")
+    length, batch, features, hidden, layers = 9, 5, 7, 11, 2
+    ours = getattr(nn, kind)(features, hidden, layers, bias=bias, bidirectional=True, batch_first=True,
+                             dtype="float32", device=device, seed=4)
+    theirs = getattr(torch.nn, kind)(features, hidden, layers, bias=bias, bidirectional=True,
+                                     batch_first=True).double()
+    with torch.no_grad():
+        for name, p in ours.named_parameters():
+            getattr(theirs, name).copy_(torch.from_numpy(p.numpy().astype(np.float64)))
+    x = RNG.standard_normal((batch, length, features)).astype(np.float32)
+    h0 = RNG.standard_normal((2 * layers, batch, hidden)).astype(np.float32)
+    c0 = RNG.standard_normal(h0.shape).astype(np.float32)
+    xa, ha, ca = (acc.asarray(a, device=device).requires_grad_(True) for a in (x, h0, c0))
+    xt, ht, ct = (torch.from_numpy(a.astype(np.float64)).requires_grad_(True) for a in (x, h0, c0))
+    if kind == "LSTM":
+        (out, (h_n, c_n)), (out_t, (h_n_t, c_n_t)) = ours(xa, (ha, ca)), theirs(xt, (ht, ct))
+        pairs, grads = [(out, out_t), (h_n, h_n_t), (c_n, c_n_t)], [(xa, xt), (ha, ht), (ca, ct)]
+    else:
+        (out, h_n), (out_t, h_n_t) = ours(xa, ha), theirs(xt, ht)
+        pairs, grads = [(out, out_t), (h_n, h_n_t)], [(xa, xt), (ha, ht)]
+    loss, loss_t = 0.0, 0.0
+    for a, t in pairs:
+        w = RNG.standard_normal(tuple(t.shape))
+        np.testing.assert_allclose(a.numpy(), t.detach().numpy(), rtol=0, atol=2e-5)
+        loss = loss + acc.sum(a * acc.asarray(w.astype(np.float32), device=device))
+        loss_t = loss_t + (t * torch.from_numpy(w)).sum()
+    loss.backward()
+    loss_t.backward()
+    grads += [(p, getattr(theirs, name)) for name, p in ours.named_parameters()]
+    for a, t in grads:
+        expected = t.grad.numpy()
+        np.testing.assert_allclose(a.grad.numpy(), expected, rtol=0, atol=2e-5 * max(1.0, np.abs(expected).max()))
+    if bias:  # each bias has its own gradient tensor, though a kernel may compute one for both
+        params = dict(ours.named_parameters())
+        assert params["bias_ih_l0"].grad is not params["bias_hh_l0"].grad
+
+
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
 def test_unbatched_input_and_zero_initial_state(kind):
     rnn = getattr(nn, kind)(4, 3, 2, dtype="float64", seed=1)

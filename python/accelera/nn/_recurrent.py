@@ -9,7 +9,9 @@ step. Backward through time runs the loop in reverse, keeps the gates' gradients
 the weights' and the input's gradients as three GEMMs over all steps at the end. The autograd graph holds
 one node per layer and direction, where recording each step's ops would hold a dozen per step. Where the
 device has it, each step's element-wise part is one fused kernel each way (accelera.lstm_cell, Note [Fused
-LSTM cell]); the GRU's steps are still composed of namespace ops.
+LSTM cell]); the GRU's steps are still composed of namespace ops. Where the device runs a whole layer
+in one kernel (Note [Recurrent sequence kernels]: oneDNN's RNN primitive on the CPU, float32), the Function
+hands it the sequence both ways instead of looping here.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ def _has_fused_cell(x) -> bool:
     element-wise part is composed of namespace ops)."""
     from .. import supports
     return supports(x.device, "lstm_cell", x.dtype)
+
+
+def _has_sequence_kernel(x, op: str) -> bool:
+    """Whether x's device runs a whole layer in one kernel (op: "lstm_sequence" or "gru_sequence") in x's
+    dtype (Note [Recurrent sequence kernels]: oneDNN's RNN primitives on the CPU, float32)."""
+    from .. import supports
+    return supports(x.device, op, x.dtype)
 
 
 def _steps(length: int, reverse: bool) -> range:
@@ -78,6 +87,13 @@ class _LSTMDirection(Function):
 
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
+        ctx.needs_dx = requires_grad(x)
+        ctx.sequence = None
+        if _has_sequence_kernel(x, "lstm_sequence"):  # the whole loop, both ways, in one kernel each
+            bias = b_ih if b_hh is None else (b_hh if b_ih is None else O.add(b_ih, b_hh))
+            forward = N.lstm_sequence(x, h0, c0, w_ih, w_hh, bias, reverse)
+            ctx.sequence = (x, h0, c0, w_ih, w_hh, b_ih, b_hh, bias, reverse, forward)
+            return M.concat([forward[0], M.expand_dims(forward[2], 0)], 0)
         hidden = w_hh.shape[1]
         xw = _input_projection(x, w_ih, b_ih, b_hh)
         w_hh_t = w_hh.T
@@ -101,11 +117,20 @@ class _LSTMDirection(Function):
             c = c_next
         ctx.inputs = (x, w_ih, w_hh, b_ih, b_hh)
         ctx.state = (h0, hs, saved, reverse)
-        ctx.needs_dx = requires_grad(x)
         return M.concat([M.stack(hs, 0), M.expand_dims(c, 0)], 0)
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.sequence is not None:
+            x, h0, c0, w_ih, w_hh, b_ih, b_hh, bias, reverse, forward = ctx.sequence
+            length = x.shape[0]
+            dx, dh0, dc0, dw_ih, dw_hh, db = N.lstm_sequence_backward(
+                grad[:length], grad[length], x, h0, c0, w_ih, w_hh, bias, reverse, forward, ctx.needs_dx)
+            # The summed bias's gradient is each bias's; the second gets its own copy (gradients are updated
+            # in place, by clipping for one).
+            db_ih = db if b_ih is not None else None
+            db_hh = None if b_hh is None else (db.clone() if b_ih is not None else db)
+            return dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh, None
         h0, hs, saved, reverse = ctx.state
         w_hh, hidden, length = ctx.inputs[2], ctx.inputs[2].shape[1], len(hs)
         dh_carry, dc = None, grad[length]
@@ -141,6 +166,12 @@ class _GRUDirection(Function):
 
     @staticmethod
     def forward(ctx, x, h0, w_ih, w_hh, b_ih, b_hh, reverse):
+        ctx.needs_dx = requires_grad(x)
+        ctx.sequence = None
+        if _has_sequence_kernel(x, "gru_sequence"):  # the whole loop, both ways, in one kernel each
+            forward = N.gru_sequence(x, h0, w_ih, w_hh, b_ih, b_hh, reverse)
+            ctx.sequence = (x, h0, w_ih, w_hh, b_ih, b_hh, reverse, forward)
+            return forward[0]
         hidden = w_hh.shape[1]
         xw = _input_projection(x, w_ih, b_ih)
         w_hh_t = w_hh.T
@@ -159,11 +190,15 @@ class _GRUDirection(Function):
             hs[t] = h = h_next
         ctx.inputs = (x, w_ih, w_hh, b_ih, b_hh)
         ctx.state = (h0, hs, saved, reverse)
-        ctx.needs_dx = requires_grad(x)
         return M.stack(hs, 0)
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.sequence is not None:
+            x, h0, w_ih, w_hh, b_ih, b_hh, reverse, forward = ctx.sequence
+            dx, dh0, dw_ih, dw_hh, db_ih, db_hh = N.gru_sequence_backward(grad, x, h0, w_ih, w_hh, b_ih, b_hh, reverse,
+                                                                          forward, ctx.needs_dx)
+            return dx, dh0, dw_ih, dw_hh, db_ih, db_hh, None
         h0, hs, saved, reverse = ctx.state
         w_hh, hidden, length = ctx.inputs[2], ctx.inputs[2].shape[1], len(hs)
         dh_carry = None

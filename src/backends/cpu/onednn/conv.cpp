@@ -7,45 +7,15 @@
 // caching allocator (so the budget counts them and no call pays fresh page faults), runs, and reorders the
 // results back. On Fashion-MNIST's layers the reorders cost 10-20% of the convolution; keeping activations
 // blocked between layers would save them but would leak the layout into every other op.
-#include <fmt/format.h>
-#include <oneapi/dnnl/dnnl.hpp>
-
-#include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "backends/cpu/onednn/common.hpp"
 #include "backends/cpu/onednn/conv.hpp"
-
-#include "accelera/core/error.hpp"
-
-#if DNNL_VERSION_MAJOR != 2
-#error "the oneDNN convolution is written against oneDNN 2.x (Debian 12's libdnnl-dev); configure with -DACCELERA_ONEDNN=OFF"
-#endif
 
 namespace accelera::cpu::onednn {
 
 namespace {
-
-using dnnl::memory;
-using Dims = memory::dims;
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-// Runs f, turning oneDNN's exceptions into ours: out of memory stays out of memory, anything else is a
-// failure of the device's library.
-template <typename F>
-decltype(auto) onednn(const char* what, F&& f) {
-  try {
-    return f();
-  } catch (const dnnl::error& e) {
-    if (e.status == dnnl_out_of_memory) throw OutOfMemoryError(fmt::format("oneDNN {}: out of memory", what));
-    throw DeviceError(fmt::format("oneDNN {} failed: {} (status {})", what, e.what(), static_cast<int>(e.status)));
-  }
-}
 
 // The oneDNN view of one convolution: dimensions over the real spatial axes (1 to 3; the geometry's leading
 // axes of extent 1 are dropped, so 2-D layers get 2-D kernels), oneDNN's dilation (0 = none), and padding.
@@ -91,15 +61,6 @@ ConvDims conv_dims(const Tensor& x, const Tensor& weight, const WindowGeometry& 
   return d;
 }
 
-memory::desc plain(const Dims& dims, memory::format_tag tag) { return {dims, memory::data_type::f32, tag}; }
-memory::desc any(const Dims& dims) { return {dims, memory::data_type::f32, memory::format_tag::any}; }
-
-dnnl::primitive_attr user_scratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // scratch per call: primitives run concurrently
-  return attr;
-}
-
 // The primitives of one convolution shape, built once (oneDNN compiles them for the running CPU).
 struct ConvPlan {
   dnnl::convolution_forward::primitive_desc forward_pd;
@@ -128,63 +89,9 @@ struct ConvPlan {
   }
 };
 
-// Plans by shape. Training calls the same few shapes every step; the cache is bounded so that a sweep over
-// many shapes cannot grow it without limit.
 std::shared_ptr<const ConvPlan> plan_for(const ConvDims& d) {
-  static std::mutex mutex;
-  static std::map<std::vector<std::int64_t>, std::shared_ptr<const ConvPlan>> plans;
-  constexpr std::size_t kMaxPlans = 256;
-  const auto key = d.key();
-  {
-    std::lock_guard lock(mutex);
-    if (auto it = plans.find(key); it != plans.end()) return it->second;
-  }
-  auto plan = onednn("convolution setup", [&] { return std::make_shared<const ConvPlan>(d); });
-  std::lock_guard lock(mutex);
-  if (plans.size() >= kMaxPlans) plans.clear();
-  return plans.emplace(key, std::move(plan)).first->second;
+  return cached_plan<ConvPlan>(d.key(), d, "convolution setup");
 }
-
-// One call's oneDNN memories and the scratch tensors behind them, kept alive until the stream is done.
-class CallMemory {
- public:
-  CallMemory() : m_stream(cpu_engine()) {}
-
-  // Our tensor's memory as oneDNN memory of its plain layout `tag`.
-  memory wrap(const Tensor& t, const Dims& dims, memory::format_tag tag) {
-    return memory(plain(dims, tag), cpu_engine(), const_cast<float*>(t.data<float>()));
-  }
-  // Uninitialised memory of `desc`, from the allocator.
-  memory scratch(const memory::desc& desc) {
-    const auto floats = static_cast<std::int64_t>((desc.get_size() + sizeof(float) - 1) / sizeof(float));
-    m_tensors.push_back(Tensor::empty(Shape{std::max<std::int64_t>(floats, 1)}, DType::f32, Device::cpu()));
-    return memory(desc, cpu_engine(), m_tensors.back().data<float>());
-  }
-  // `from` in the layout `desc`: itself when it already is, else a reordered copy.
-  memory input(const memory& from, const memory::desc& desc) {
-    if (from.get_desc() == desc) return from;
-    memory source = from, to = scratch(desc);
-    dnnl::reorder(source, to).execute(m_stream, source, to);
-    return to;
-  }
-  // Where a primitive writes a result of layout `desc` that belongs in `user`: user itself when the layouts
-  // agree, else scratch that finish_output() reorders into user.
-  memory output(const memory& user, const memory::desc& desc) {
-    return user.get_desc() == desc ? user : scratch(desc);
-  }
-  void finish_output(const memory& produced, const memory& user) {
-    if (produced.get_data_handle() == user.get_data_handle()) return;
-    memory source = produced, to = user;
-    dnnl::reorder(source, to).execute(m_stream, source, to);
-  }
-  memory scratchpad(const memory::desc& desc) { return scratch(desc); }
-  void run(const dnnl::primitive& p, const std::unordered_map<int, memory>& args) { p.execute(m_stream, args); }
-  void wait() { m_stream.wait(); }
-
- private:
-  dnnl::stream m_stream;
-  std::vector<Tensor> m_tensors;
-};
 
 }  // namespace
 
