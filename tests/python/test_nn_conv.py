@@ -63,13 +63,16 @@ def test_conv_matches_numpy(device, case):
         np.testing.assert_allclose(out.numpy(), expected, rtol=rtol, atol=rtol * scale, err_msg=dtype)
 
 
-@pytest.mark.parametrize("layer, x_shape", [
-    (nn.Conv1d(2, 3, 3, stride=2, padding=1, dtype="float64", seed=0), (2, 2, 7)),
-    (nn.Conv2d(2, 3, (3, 2), stride=(1, 2), padding=1, dilation=(2, 1), dtype="float64", seed=1), (2, 2, 6, 5)),
-    (nn.Conv3d(1, 2, 2, padding=(1, 0, 0), dtype="float64", seed=2), (1, 1, 3, 3, 4)),
+# Layers are built inside the tests (from these factories): a layer made at collection would hold its
+# tensors in the module's globals until the interpreter's teardown.
+@pytest.mark.parametrize("make_layer, x_shape", [
+    (lambda: nn.Conv1d(2, 3, 3, stride=2, padding=1, dtype="float64", seed=0), (2, 2, 7)),
+    (lambda: nn.Conv2d(2, 3, (3, 2), stride=(1, 2), padding=1, dilation=(2, 1), dtype="float64", seed=1),
+     (2, 2, 6, 5)),
+    (lambda: nn.Conv3d(1, 2, 2, padding=(1, 0, 0), dtype="float64", seed=2), (1, 1, 3, 3, 4)),
 ], ids=["conv1d", "conv2d", "conv3d"])
-def test_conv_layer_gradients(layer, x_shape):
-    check_module_gradients(layer, RNG.standard_normal(x_shape))
+def test_conv_layer_gradients(make_layer, x_shape):
+    check_module_gradients(make_layer(), RNG.standard_normal(x_shape))
 
 
 def distinct(*shape):
@@ -95,9 +98,12 @@ def test_pools_match_numpy(device, case):
                                windows(x, k, s, p, (1, 1)).mean(axis=(-2, -1)), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("layer", [nn.MaxPool2d(2), nn.MaxPool2d(3, stride=2, padding=1), nn.AvgPool2d(2, 1),
-                                   nn.MaxPool1d(3, 2), nn.AvgPool3d(2)], ids=repr)
-def test_pool_gradients(layer):
+@pytest.mark.parametrize("make_layer", [lambda: nn.MaxPool2d(2), lambda: nn.MaxPool2d(3, stride=2, padding=1),
+                                        lambda: nn.AvgPool2d(2, 1), lambda: nn.MaxPool1d(3, 2),
+                                        lambda: nn.AvgPool3d(2)],
+                         ids=["max2d", "max2d_s2_p1", "avg2d_s1", "max1d_s2", "avg3d"])
+def test_pool_gradients(make_layer):
+    layer = make_layer()
     shape = {1: (2, 2, 9), 2: (2, 2, 6, 5), 3: (1, 2, 4, 4, 2)}[layer.axes]
     check_module_gradients(layer, distinct(*shape))
 
