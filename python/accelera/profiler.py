@@ -23,6 +23,7 @@ from pathlib import Path
 
 from . import _core
 from ._core import ArgumentError
+from ._files import new_file_mode
 
 _active: list = []  # the profilers recording ops now; the wrappers read ``hooks_on``
 hooks_on = False
@@ -180,6 +181,7 @@ class GpuProfiler:
         try:
             with os.fdopen(fd, "w") as f:
                 json.dump({"traceEvents": trace, "displayTimeUnit": "ms"}, f)
+            os.chmod(temporary, new_file_mode())
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)

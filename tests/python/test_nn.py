@@ -11,6 +11,7 @@ import pytest
 
 import accelera as acc
 from accelera import nn, profiler
+from accelera._files import new_file_mode
 from accelera.autograd import no_grad
 from accelera.nn import functional as F
 from accelera.nn import optim
@@ -374,6 +375,7 @@ def test_save_and_load_round_trip(tmp_path):
     path = tmp_path / "model.safetensors"
     net.save(path)
     assert [p.name for p in tmp_path.iterdir()] == ["model.safetensors"]  # no temporary left behind
+    assert path.stat().st_mode & 0o777 == new_file_mode()  # not mkstemp's 0600
     loaded = nn.Network.load(path)
     np.testing.assert_array_equal(loaded.predict(x), net.predict(x))
     length = int.from_bytes(path.read_bytes()[:8], "little")
@@ -494,6 +496,7 @@ def test_profiler_regions_ops_and_chrome_trace(tmp_path, capsys):
     assert "matmul" in capsys.readouterr().out
     path = tmp_path / "trace.json"
     prof.export_chrome_trace(path)
+    assert path.stat().st_mode & 0o777 == new_file_mode()
     trace = json.loads(path.read_text())["traceEvents"]
     assert any(e["ph"] == "X" and e["name"] == "matmul" and e["dur"] >= 0 for e in trace)
     assert any(e["ph"] == "C" for e in trace)

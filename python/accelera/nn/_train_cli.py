@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .. import datasets
 from .._core import Error
+from .._files import new_file_mode
 from ._builder import Activation, LayerBuilder, Loss
 from ._network import Network, TrainingConfig
 
@@ -80,12 +81,6 @@ def _pyplot():
     return plt
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def plot_history(history, path: Path, title: str, plt) -> None:
     """Loss and accuracy per epoch, train and validation, written to `path` through a temporary file so
     that an interrupted or failed run never leaves a half-written PNG under the final name."""
@@ -109,7 +104,7 @@ def plot_history(history, path: Path, title: str, plt) -> None:
     try:
         with os.fdopen(handle, "wb") as out:
             fig.savefig(out, format="png", dpi=100)
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; a plain new file follows the umask
+        os.chmod(temporary, new_file_mode())
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .._convert import asarray
+from .._files import new_file_mode
 from .._core import ArgumentError, Tensor
 
 _CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "int64": "I64", "int32": "I32", "bool": "BOOL",
@@ -61,6 +62,7 @@ def save_file(tensors: dict, path, metadata: dict | None = None) -> None:
             for array in arrays:
                 f.write(array.tobytes())
             f.flush()
+            os.fchmod(f.fileno(), new_file_mode())
             os.fsync(f.fileno())
         os.replace(temporary, path)
     except BaseException:
