@@ -2,7 +2,8 @@
 dataset-fashion-mnist and scikit-learn's digits).
 
     python bench/bench_train.py [--part mlp|cnn|all] [--epochs 12] [--cnn-epochs 4] [--rounds 3]
-                                [--devices cpu,opencl:0] [--markdown]
+                                [--devices cpu,opencl:0] [--cpp build/dev/bench/accelera_train_fashion_mnist]
+                                [--markdown]
 
 1. Accuracy: the builder-API MLP 784-256-128-10 (ReLU, softmax cross-entropy, Adam 1e-3, batch 128) trained
    ``--epochs`` epochs on Fashion-MNIST's 60,000 training images and scored on its 10,000 test images
@@ -15,6 +16,8 @@ dataset-fashion-mnist and scikit-learn's digits).
    device of ``--devices``, PyTorch on the CPU with the same thread count, and a NumPy implementation
    (the same layers, backward and Adam written with NumPy/OpenBLAS). Medians and the spread (largest round
    over smallest).
+   With ``--cpp``, the same MLP through the C++ library (accelera::nn, bench/train_fashion_mnist.cpp) is
+   timed in the same rounds ("accelera C++" rows).
 3. The peak bytes accelera's allocator held on the device during training.
 4. ``--part cnn``: the CNN of ``accelera train --model cnn`` (two 3x3 convolution + 2x2 max-pool stages of 32
    and 64 filters, dense 128, 10 classes) trained ``--cnn-epochs`` epochs on Fashion-MNIST (goal >= 91%),
@@ -150,6 +153,12 @@ def worker(kind: str, device: str, model: str) -> None:
     print(json.dumps(result))
 
 
+def run_cpp(binary: str, device: str) -> dict:
+    out = subprocess.run([binary, "--device", device, "--epochs", "2", "--json"], capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def run_worker(kind: str, device: str = "cpu", model: str = "mlp") -> dict:
     out = subprocess.run([sys.executable, __file__, "--worker", kind, "--device", device, "--model", model],
                          capture_output=True, text=True, check=True)
@@ -224,6 +233,7 @@ def main() -> None:
     parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp", help="the worker's model")
     parser.add_argument("--part", choices=("mlp", "cnn", "all"), default="all")
     parser.add_argument("--cnn-epochs", type=int, default=4)
+    parser.add_argument("--cpp", default=None, help="the C++ training program to time beside the Python one")
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.device, args.model)
@@ -241,13 +251,18 @@ def main() -> None:
           f"{statistics.median(result['digits']) * 100:.2f}% (goal >= 97%; splits "
           f"{', '.join(f'{a * 100:.2f}' for a in result['digits'])})")
 
-    runs = {f"accelera {d}": [] for d in devices} | {"pytorch cpu": [], "numpy cpu": []}
+    runs = {f"accelera {d}": [] for d in devices}
+    if args.cpp:
+        runs |= {f"accelera C++ {d}": [] for d in devices}
+    runs |= {"pytorch cpu": [], "numpy cpu": []}
     peaks = {}
     for _ in range(args.rounds):
         for d in devices:
             r = run_worker("accelera", d)
             runs[f"accelera {d}"].append(r["epoch_seconds"][-1])
             peaks[d] = max(peaks.get(d, 0), r["peak_bytes"])
+            if args.cpp:
+                runs[f"accelera C++ {d}"].append(run_cpp(args.cpp, d)["epoch_seconds"][-1])
         runs["pytorch cpu"].append(run_worker("torch")["epoch_seconds"][-1])
         runs["numpy cpu"].append(run_worker("numpy")["epoch_seconds"][-1])
     report(args, runs, peaks, "Seconds per epoch")

@@ -19,6 +19,7 @@
 #include "accelera/fft.hpp"
 #include "accelera/kernel.hpp"
 #include "accelera/linalg.hpp"
+#include "accelera/nn.hpp"
 #include "accelera/nn_ops.hpp"
 #include "accelera/op_table.hpp"
 #include "accelera/ops.hpp"

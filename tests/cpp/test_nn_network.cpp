@@ -1,0 +1,530 @@
+// accelera::nn modules, optimizers, the builder API, training, safetensors files (also those Python's
+// accelera.nn writes) and the Fashion-MNIST reader.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "accelera/nn.hpp"
+#include "helpers.hpp"
+
+namespace acc_test {
+namespace {
+
+namespace nn = accelera::nn;
+namespace F = accelera::nn::functional;
+using nn::Activation;
+using nn::LayerBuilder;
+using nn::Loss;
+using nn::Network;
+using nn::TrainingConfig;
+using nn::Variable;
+
+std::filesystem::path scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("accelera_nn_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Three well separated Gaussian blobs in 4 dimensions: (x float32 (n, 4), labels int64 (n)).
+std::pair<Tensor, Tensor> blobs(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0.0, 0.4);
+  Tensor x = Tensor::empty(Shape{n, 4}, DType::f32), y = Tensor::empty(Shape{n}, DType::i64);
+  const double centres[3][4] = {{2, 0, 0, 1}, {-2, 1, 0, -1}, {0, -2, 2, 0}};
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto c = static_cast<std::int64_t>(rng() % 3);
+    y.data<std::int64_t>()[i] = c;
+    for (int j = 0; j < 4; ++j) x.data<float>()[i * 4 + j] = static_cast<float>(centres[c][j] + noise(rng));
+  }
+  return {x, y};
+}
+
+TrainingConfig quiet(std::int64_t epochs, std::int64_t batch = 16, double lr = 1e-2) {
+  TrainingConfig c;
+  c.max_epochs = epochs;
+  c.batch_size = batch;
+  c.learning_rate = lr;
+  c.verbose = false;
+  return c;
+}
+
+class NnNetwork : public ::testing::TestWithParam<Device> {
+ protected:
+  Device dev() const { return GetParam(); }
+};
+
+// ---- optimizers against their closed forms ------------------------------------------------------------
+
+TEST_P(NnNetwork, OptimizersMatchClosedForms) {
+  const double p0[] = {0.5, -1.0, 2.0}, g[] = {0.1, -0.3, 0.7};
+  auto leaf = [&] {
+    Tensor t = Tensor::empty(Shape{3}, DType::f64);
+    for (int i = 0; i < 3; ++i) t.data<double>()[i] = p0[i];
+    return Variable(t.to(dev()), true);
+  };
+  auto grads = [&] {
+    Tensor t = Tensor::empty(Shape{3}, DType::f64);
+    for (int i = 0; i < 3; ++i) t.data<double>()[i] = g[i];
+    return t.to(dev());
+  };
+  {  // SGD, momentum 0.9, L2 weight decay 0.1, two steps
+    Variable p = leaf();
+    nn::optim::SGD sgd({p}, 0.05, 0.9, 0.1);
+    for (int s = 0; s < 2; ++s) {
+      p.set_grad(grads());
+      sgd.step();
+    }
+    const auto got = values_of(p.value().to(Device::cpu()));
+    for (int i = 0; i < 3; ++i) {
+      double q = p0[i], buf = g[i] + 0.1 * q;
+      q -= 0.05 * buf;
+      buf = 0.9 * buf + (g[i] + 0.1 * q);
+      q -= 0.05 * buf;
+      EXPECT_NEAR(got[i], q, 1e-14);
+    }
+  }
+  for (bool decoupled : {false, true}) {  // Adam and AdamW, two steps
+    Variable p = leaf();
+    std::unique_ptr<nn::optim::Optimizer> opt;
+    if (decoupled) opt = std::make_unique<nn::optim::AdamW>(std::vector<Variable>{p}, 0.01, 0.2);
+    else opt = std::make_unique<nn::optim::Adam>(std::vector<Variable>{p}, 0.01, 0.2);
+    for (int s = 0; s < 2; ++s) {
+      p.set_grad(grads());
+      opt->step();
+    }
+    const auto got = values_of(p.value().to(Device::cpu()));
+    for (int i = 0; i < 3; ++i) {
+      double q = p0[i], m = 0, v = 0;
+      for (int t = 1; t <= 2; ++t) {
+        double gi = g[i];
+        if (decoupled) q *= 1 - 0.01 * 0.2;
+        else gi += 0.2 * q;
+        m = 0.9 * m + 0.1 * gi;
+        v = 0.999 * v + 0.001 * gi * gi;
+        const double mh = m / (1 - std::pow(0.9, t)), vh = v / (1 - std::pow(0.999, t));
+        q -= 0.01 * mh / (std::sqrt(vh) + 1e-8);
+      }
+      EXPECT_NEAR(got[i], q, 1e-13) << (decoupled ? "AdamW" : "Adam") << " element " << i;
+    }
+  }
+  {  // RMSprop, one step
+    Variable p = leaf();
+    nn::optim::RMSprop rms({p}, 0.01);
+    p.set_grad(grads());
+    rms.step();
+    const auto got = values_of(p.value().to(Device::cpu()));
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[i], p0[i] - 0.01 * g[i] / (std::sqrt(0.01 * g[i] * g[i]) + 1e-8), 1e-13);
+  }
+  {  // a parameter without a gradient is left alone
+    Variable p = leaf(), q = leaf();
+    nn::optim::SGD sgd({p, q}, 0.1);
+    p.set_grad(grads());
+    sgd.step();
+    EXPECT_EQ(values_of(q.value().to(Device::cpu())), std::vector<double>(p0, p0 + 3));
+  }
+}
+
+TEST_P(NnNetwork, ClipGradNorm) {
+  Variable a(accelera::zeros(Shape{2}, DType::f64, dev()), true), b(accelera::zeros(Shape{1}, DType::f64, dev()), true);
+  a.set_grad(accelera::full(Shape{2}, 2.0, DType::f64, dev()));  // |(2, 2, 1)| = 3
+  b.set_grad(accelera::full(Shape{1}, 1.0, DType::f64, dev()));
+  EXPECT_NEAR(nn::optim::clip_grad_norm({a, b}, 1.5), 3.0, 1e-14);
+  EXPECT_NEAR(values_of(a.grad().to(Device::cpu()))[0], 2.0 * 1.5 / (3.0 + 1e-6), 1e-14);
+  EXPECT_NEAR(values_of(b.grad().to(Device::cpu()))[0], 1.0 * 1.5 / (3.0 + 1e-6), 1e-14);
+  EXPECT_THROW(nn::optim::clip_grad_norm({a}, 0.0), accelera::ValueError);
+  EXPECT_THROW(nn::optim::SGD({}, 0.1), accelera::ValueError);
+  EXPECT_THROW(nn::optim::SGD({Variable(accelera::zeros(Shape{1}), false)}, 0.1), accelera::ValueError);
+  EXPECT_THROW(nn::optim::Adam({a}, 0.1, 0.0, 1.0), accelera::ValueError);
+}
+
+// ---- modules --------------------------------------------------------------------------------------------
+
+TEST_P(NnNetwork, ModulesNameTheirParametersAsPython) {
+  nn::ParameterOptions options{dev(), DType::f32, 3};
+  nn::Sequential model;
+  model.push_back(std::make_shared<nn::Conv2d>(2, 4, std::vector<std::int64_t>{3}, std::vector<std::int64_t>{1},
+                                               std::vector<std::int64_t>{1}, true, options));
+  model.push_back(std::make_shared<nn::ActivationLayer>(nn::ActivationLayer::Kind::relu));
+  model.push_back(std::make_shared<nn::Flatten>());
+  model.push_back(std::make_shared<nn::Linear>(4 * 5 * 5, 3, true, options));
+  std::vector<std::string> names;
+  for (const auto& [name, p] : model.named_parameters()) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "3.weight", "3.bias"}));
+  EXPECT_EQ(model.num_parameters(), 4 * 2 * 9 + 4 + 100 * 3 + 3);
+  Variable out = model(Variable(accelera::ones(Shape{2, 2, 5, 5}, DType::f32, dev())));
+  EXPECT_EQ(out.shape(), (Shape{2, 3}));
+  // Glorot bounds and zero biases.
+  const double bound = std::sqrt(6.0 / (100 + 3));
+  for (double w : values_of(model.named_parameters()[2].second.value().to(Device::cpu()))) EXPECT_LE(std::abs(w), bound);
+  for (double b : values_of(model.named_parameters()[3].second.value().to(Device::cpu()))) EXPECT_EQ(b, 0.0);
+  // A shape error names the layer.
+  try {
+    model(Variable(accelera::ones(Shape{2, 3, 5, 5}, DType::f32, dev())));
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 0 (Conv2d(2, 4"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(NnNetwork, AttentionAndEmbeddingModules) {
+  nn::ParameterOptions options{dev(), DType::f64, 9};
+  nn::MultiHeadAttention attention(8, 2, true, false, options);
+  std::vector<std::string> names;
+  for (const auto& [name, p] : attention.named_parameters()) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"q_proj.weight", "q_proj.bias", "k_proj.weight", "k_proj.bias",
+                                             "v_proj.weight", "v_proj.bias", "out_proj.weight", "out_proj.bias"}));
+  std::mt19937_64 rng(4);
+  Variable x(random_tensor(Shape{2, 5, 8}, DType::f64, rng).to(dev()), true);
+  Variable y = attention(x);
+  ASSERT_EQ(y.shape(), (Shape{2, 5, 8}));
+  // One head of width 8 with identity projections is plain attention: softmax(x x^T / sqrt(8)) x.
+  nn::MultiHeadAttention single(8, 1, false, false, options);
+  for (const auto& p : single.parameters()) {
+    Tensor eye = accelera::zeros(Shape{8, 8}, DType::f64);
+    for (std::int64_t i = 0; i < 8; ++i) eye.data<double>()[i * 9] = 1.0;
+    accelera::copy_into(eye.to(dev()), p.value());
+  }
+  const Tensor got = single(x).value().to(Device::cpu());
+  const Tensor xs = x.value().to(Device::cpu());
+  for (std::int64_t b = 0; b < 2; ++b)
+    for (std::int64_t i = 0; i < 5; ++i) {
+      std::vector<double> w(5);
+      double total = 0;
+      for (std::int64_t j = 0; j < 5; ++j) {
+        double dot = 0;
+        for (std::int64_t d = 0; d < 8; ++d) dot += get(xs, {b, i, d}) * get(xs, {b, j, d});
+        w[static_cast<std::size_t>(j)] = std::exp(dot / std::sqrt(8.0));
+        total += w[static_cast<std::size_t>(j)];
+      }
+      for (std::int64_t d = 0; d < 8; ++d) {
+        double expected = 0;
+        for (std::int64_t j = 0; j < 5; ++j) expected += w[static_cast<std::size_t>(j)] / total * get(xs, {b, j, d});
+        EXPECT_NEAR(get(got, {b, i, d}), expected, 1e-12);
+      }
+    }
+  F::sum(y).backward();
+  EXPECT_TRUE(x.grad().defined());
+  for (const auto& p : attention.parameters()) EXPECT_TRUE(p.grad().defined());
+  EXPECT_THROW(attention(Variable(accelera::ones(Shape{2, 5, 6}, DType::f64, dev()))), accelera::ShapeError);
+  EXPECT_THROW(nn::MultiHeadAttention(8, 3), accelera::ValueError);
+
+  nn::Embedding embedding(6, 3, options);
+  Tensor ids = Tensor::empty(Shape{2, 2}, DType::i32);
+  for (int i = 0; i < 4; ++i) ids.data<std::int32_t>()[i] = i + 2;
+  EXPECT_EQ(embedding(Variable(ids.to(dev()))).shape(), (Shape{2, 2, 3}));
+  ids.data<std::int32_t>()[3] = 6;
+  try {
+    embedding(Variable(ids.to(dev())));
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("Embedding(6, 3)"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(NnNetwork, DropoutOnlyInTraining) {
+  nn::Dropout dropout(0.5, 11);
+  Variable x(accelera::ones(Shape{1000}, DType::f32, dev()));
+  const auto trained = values_of(dropout(x).value().to(Device::cpu()));
+  std::int64_t zeros = 0;
+  for (double v : trained) {
+    EXPECT_TRUE(v == 0.0 || v == 2.0) << v;
+    zeros += v == 0.0;
+  }
+  EXPECT_GT(zeros, 400);
+  EXPECT_LT(zeros, 600);
+  const auto again = values_of(dropout(x).value().to(Device::cpu()));
+  EXPECT_NE(trained, again) << "each call draws a new mask";
+  dropout.eval();
+  EXPECT_EQ(values_of(dropout(x).value().to(Device::cpu())), std::vector<double>(1000, 1.0));
+}
+
+// ---- the builder API and training ----------------------------------------------------------------------------
+
+TEST_P(NnNetwork, MlpLearnsBlobs) {
+  auto [x, y] = blobs(600, 1);
+  Network net = Network::with_input_size(4, dev())
+                    .add_layer(LayerBuilder::dense(16))
+                    .add_layer(LayerBuilder::batch_norm().activation(Activation::ReLU))
+                    .add_layer(LayerBuilder::dropout(0.1))
+                    .add_layer(LayerBuilder::dense(3).activation(Activation::Softmax))
+                    .loss(Loss::CategoricalCrossEntropy)
+                    .build();
+  EXPECT_EQ(net.num_parameters(), 4 * 16 + 16 + 2 * 16 + 16 * 3 + 3);
+  const Tensor x_before = x.clone();
+  TrainingConfig config = quiet(8);
+  config.validation_split = 0.25;
+  nn::History h = net.train(x, y, config);
+  ASSERT_EQ(h.epochs(), 8u);
+  ASSERT_EQ(h.val_loss.size(), 8u);
+  EXPECT_LT(h.train_loss.back(), 0.5 * h.train_loss.front());
+  EXPECT_GT(h.val_metrics.at("accuracy").back(), 0.95);
+  EXPECT_EQ(values_of(x), values_of(x_before)) << "training changed its input";
+  const nn::Evaluation e = net.evaluate(x, y);
+  ASSERT_TRUE(e.accuracy.has_value());
+  EXPECT_GT(*e.accuracy, 0.95);
+  const Tensor p = net.predict(x.slice(0, 0, 5));
+  ASSERT_EQ(p.shape(), (Shape{5, 3}));
+  for (std::int64_t r = 0; r < 5; ++r) EXPECT_NEAR(get(p, {r, 0}) + get(p, {r, 1}) + get(p, {r, 2}), 1.0, 1e-5);
+}
+
+TEST_P(NnNetwork, RegressionAndBinaryLosses) {
+  auto [x, labels] = blobs(256, 2);
+  // y = 0.5 x0 - x2: a linear target that MSE and Huber both fit.
+  Tensor target = Tensor::empty(Shape{256, 1}, DType::f32), bits = Tensor::empty(Shape{256, 1}, DType::f32);
+  for (std::int64_t i = 0; i < 256; ++i) {
+    target.data<float>()[i] = 0.5f * x.data<float>()[i * 4] - x.data<float>()[i * 4 + 2];
+    bits.data<float>()[i] = labels.data<std::int64_t>()[i] == 0 ? 1.0f : 0.0f;
+  }
+  for (Loss loss : {Loss::MeanSquaredError, Loss::Huber}) {
+    Network net = Network::with_input_size(4, dev()).add_layer(LayerBuilder::dense(1)).loss(loss).seed(4).build();
+    const nn::History h = net.train(x, target, quiet(15, 16, 2e-2));
+    EXPECT_LT(h.train_loss.back(), 0.05 * h.train_loss.front()) << nn::loss_name(loss);
+  }
+  Network binary = Network::with_input_size(4, dev())
+                       .add_layer(LayerBuilder::dense(8).activation(Activation::Tanh))
+                       .add_layer(LayerBuilder::dense(1).activation(Activation::Sigmoid))
+                       .loss(Loss::BinaryCrossEntropy)
+                       .build();
+  const nn::History h = binary.train(x, bits, quiet(6));
+  EXPECT_GT(h.train_metrics.at("accuracy").back(), 0.95);
+  for (double p : values_of(binary.predict(x.slice(0, 0, 8)))) {
+    EXPECT_GE(p, 0.0);
+    EXPECT_LE(p, 1.0);
+  }
+}
+
+TEST_P(NnNetwork, SmallCnnTrains) {
+  // 8x8 images with a bright bar, horizontal (class 0) or vertical (class 1), plus noise.
+  const std::int64_t n = 64;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<float> noise(0.0f, 0.3f);
+  Tensor x = Tensor::empty(Shape{n, 1, 8, 8}, DType::f32), y = Tensor::empty(Shape{n}, DType::i64);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t cls = i % 2, at = static_cast<std::int64_t>(rng() % 8);
+    y.data<std::int64_t>()[i] = cls;
+    for (std::int64_t r = 0; r < 8; ++r)
+      for (std::int64_t c = 0; c < 8; ++c)
+        x.data<float>()[i * 64 + r * 8 + c] = noise(rng) + (((cls == 0 ? r : c) == at) ? 1.0f : 0.0f);
+  }
+  Network net = Network::with_input_shape({1, 8, 8}, dev())
+                    .add_layer(LayerBuilder::conv2d_same(4, 3).activation(Activation::ReLU))
+                    .add_layer(LayerBuilder::max_pool2d({2}))
+                    .add_layer(LayerBuilder::avg_pool2d({2}))
+                    .add_layer(LayerBuilder::dense(2).activation(Activation::Softmax))
+                    .loss(Loss::CategoricalCrossEntropy)
+                    .build();
+  const nn::History h = net.train(x, y, quiet(12, 8, 2e-2));
+  EXPECT_LT(h.train_loss.back(), 0.5 * h.train_loss.front());
+  EXPECT_GE(h.train_metrics.at("accuracy").back(), 0.9);
+}
+
+TEST_P(NnNetwork, SchedulesClippingAndEarlyStopping) {
+  auto [x, y] = blobs(128, 5);
+  auto build = [&] {
+    return Network::with_input_size(4, dev())
+        .add_layer(LayerBuilder::dense(3).activation(Activation::Softmax))
+        .loss(Loss::CategoricalCrossEntropy)
+        .build();
+  };
+  TrainingConfig config = quiet(6);
+  config.lr_schedule = "cosine";
+  config.warmup_epochs = 2;
+  config.gradient_clip_norm = 1.0;
+  config.optimizer = "sgd";
+  Network net = build();
+  const nn::History h = net.train(x, y, config);
+  const double lr = config.learning_rate;
+  const std::vector<double> expected{lr / 2, lr, lr, lr * (1 + std::cos(M_PI / 4)) / 2, lr / 2,
+                                     lr * (1 + std::cos(3 * M_PI / 4)) / 2};
+  ASSERT_EQ(h.learning_rates.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(h.learning_rates[i], expected[i], 1e-15) << i;
+
+  // Early stopping: with patience 1 and a min_delta no epoch can beat, training stops after epoch 2 and
+  // puts back epoch 1's weights, the same weights as a run of one epoch.
+  TrainingConfig patient = quiet(10);
+  patient.early_stopping_patience = 1;
+  patient.early_stopping_min_delta = 1e9;
+  Network stopped_net = build();
+  const nn::History stopped = stopped_net.train(x, y, patient);
+  EXPECT_TRUE(stopped.stopped_early);
+  EXPECT_EQ(stopped.epochs(), 2u);
+  ASSERT_TRUE(stopped.best_epoch.has_value());
+  EXPECT_EQ(*stopped.best_epoch, 1);
+  Network one_epoch = build();
+  one_epoch.train(x, y, quiet(1));
+  EXPECT_EQ(values_of(stopped_net.predict(x)), values_of(one_epoch.predict(x)));
+}
+
+TEST_P(NnNetwork, BadInputIsRejectedBeforeTraining) {
+  auto [x, y] = blobs(32, 6);
+  Network net = Network::with_input_size(4, dev())
+                    .add_layer(LayerBuilder::dense(3).activation(Activation::Softmax))
+                    .loss(Loss::CategoricalCrossEntropy)
+                    .build();
+  std::vector<std::vector<double>> before;
+  for (const auto& p : net.parameters()) before.push_back(values_of(p.value().to(Device::cpu())));
+  EXPECT_THROW(net.train(accelera::zeros(Shape{32, 5}), y, quiet(1)), accelera::ShapeError);
+  EXPECT_THROW(net.train(x, y.slice(0, 0, 31), quiet(1)), accelera::ShapeError);
+  Tensor bad = y.clone();
+  bad.data<std::int64_t>()[7] = 3;
+  try {
+    net.train(x, bad, quiet(1));
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("label 3 is outside [0, 3)"), std::string::npos) << e.what();
+  }
+  TrainingConfig split = quiet(1);
+  split.validation_split = 1.0;
+  EXPECT_THROW(net.train(x, y, split), accelera::ValueError);
+  TrainingConfig optimizer = quiet(1);
+  optimizer.optimizer = "adagrad";
+  EXPECT_THROW(net.train(x, y, optimizer), accelera::ValueError);
+  EXPECT_THROW(net.train(x, y.astype(DType::f32), quiet(1)), accelera::DTypeError);  // float labels
+  std::size_t i = 0;
+  for (const auto& p : net.parameters()) EXPECT_EQ(values_of(p.value().to(Device::cpu())), before[i++]);
+
+  EXPECT_THROW(LayerBuilder::dense(0), accelera::ValueError);
+  EXPECT_THROW(LayerBuilder::dropout(1.0), accelera::ValueError);
+  EXPECT_THROW(LayerBuilder::conv2d_same(3, 2), accelera::ValueError);
+  EXPECT_THROW(Network::with_input_size(4).build(), accelera::ValueError);
+  EXPECT_THROW(Network::with_input_size(4)
+                   .add_layer(LayerBuilder::dense(2).activation(Activation::Softmax))
+                   .loss(Loss::BinaryCrossEntropy)
+                   .build(),
+               accelera::ValueError);
+  EXPECT_THROW(Network::with_input_size(4).add_layer(LayerBuilder::max_pool2d()).build(), accelera::ShapeError);
+  EXPECT_THROW(Network::with_input_shape({1, 3, 3}).add_layer(LayerBuilder::max_pool2d({4})).add_layer(LayerBuilder::dense(2)).build(),
+               accelera::ShapeError);
+  EXPECT_THROW(Network::with_input_size(4).dtype(DType::f16), accelera::DTypeError);
+  EXPECT_EQ(nn::activation_from_name("SiLU"), Activation::Swish);
+  EXPECT_THROW(nn::activation_from_name("Mish"), accelera::ValueError);
+}
+
+// ---- files ----------------------------------------------------------------------------------------------------
+
+TEST_P(NnNetwork, SaveAndLoadRoundTrip) {
+  auto [x, y] = blobs(64, 7);
+  Network net = Network::with_input_size(4, dev())
+                    .add_layer(LayerBuilder::dense(5).activation(Activation::GELU))
+                    .add_layer(LayerBuilder::layer_norm())
+                    .add_layer(LayerBuilder::dense(3).activation(Activation::Softmax))
+                    .loss(Loss::CategoricalCrossEntropy)
+                    .dtype(DType::f64)
+                    .build();
+  net.train(x, y, quiet(2));
+  const auto dir = scratch_dir("roundtrip");
+  const std::string path = (dir / "model.safetensors").string();
+  net.save(path);
+  struct stat info{};
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  EXPECT_EQ(info.st_mode & 0777, 0666u & ~mask) << "the saved file follows the umask";
+  Network loaded = Network::load(path, dev());
+  EXPECT_EQ(values_of(loaded.predict(x)), values_of(net.predict(x)));
+  EXPECT_EQ(loaded.num_parameters(), net.num_parameters());
+  Network on_cpu = Network::load(path);
+  EXPECT_EQ(on_cpu.device(), Device::cpu());
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename(), "model.safetensors") << "a temporary was left behind";
+
+  // A save into a missing directory fails and creates nothing.
+  EXPECT_THROW(net.save((dir / "missing" / "m.safetensors").string()), accelera::Error);
+  EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
+
+  // Damaged files are named in the error.
+  const std::string truncated = (dir / "truncated.safetensors").string();
+  std::filesystem::copy_file(path, truncated);
+  std::filesystem::resize_file(truncated, std::filesystem::file_size(path) - 9);
+  EXPECT_THROW(Network::load(truncated), accelera::ValueError);
+  const std::string other = (dir / "other.safetensors").string();
+  nn::safetensors::save_file({{"w", accelera::ones(Shape{2})}}, other, {{"format", "something else"}});
+  EXPECT_THROW(Network::load(other), accelera::ValueError);
+  const std::string fewer = (dir / "fewer.safetensors").string();
+  auto file = nn::safetensors::load_file(path);
+  file.tensors.erase(file.tensors.begin());
+  nn::safetensors::save_file(file.tensors, fewer, file.metadata);
+  EXPECT_THROW(Network::load(fewer), accelera::ValueError);
+  std::ofstream(dir / "garbage.safetensors") << "not a safetensors file at all";
+  EXPECT_THROW(Network::load((dir / "garbage.safetensors").string()), accelera::ValueError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_P(NnNetwork, LoadsNetworksPythonSaved) {
+  // tests/data/nn (made by make_python_networks.py): a small CNN (conv2d, batch norm, both poolings, dense,
+  // layer norm, dropout) and a recurrent network (LSTM returning sequences, GRU, dense), trained and saved
+  // by Python's accelera.nn, each with a probe batch and Python's predictions for it.
+  for (const std::string name : {"python_cnn", "python_rnn"}) {
+    SCOPED_TRACE(name);
+    const std::string data = ACCELERA_TEST_DATA_DIR "/nn/";
+    Network net = Network::load(data + name + ".safetensors", dev());
+    const auto io = nn::safetensors::load_file(data + name + "_io.safetensors");
+    const Tensor& expected = io.tensors.at("expected");
+    const Tensor got = net.predict(io.tensors.at("x"));
+    ASSERT_EQ(got.shape(), expected.shape());
+    const auto g = values_of(got), e = values_of(expected);
+    for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], e[i], 2e-6) << i;
+    // Saved again from C++, the file reads back to the same predictions.
+    const auto dir = scratch_dir("python");
+    net.save((dir / "again.safetensors").string());
+    EXPECT_EQ(values_of(Network::load((dir / "again.safetensors").string(), dev()).predict(io.tensors.at("x"))), g);
+    std::filesystem::remove_all(dir);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDevices, NnNetwork, ::testing::ValuesIn(all_devices()), device_name);
+
+// ---- data sets --------------------------------------------------------------------------------------------------
+
+TEST(NnDatasets, FashionMnistFromDebiansPackage) {
+  // dataset-fashion-mnist is installed by the test command (scripts/install-deps.sh).
+  const nn::datasets::LabelledData data = nn::datasets::fashion_mnist();
+  ASSERT_EQ(data.train.x.shape(), (Shape{60000, 784}));
+  ASSERT_EQ(data.test.x.shape(), (Shape{10000, 784}));
+  ASSERT_EQ(data.train.y.shape(), (Shape{60000}));
+  // The set is balanced: 6,000 training and 1,000 test images of each class.
+  for (const auto* split : {&data.train, &data.test}) {
+    std::vector<std::int64_t> counts(10, 0);
+    for (std::int64_t i = 0; i < split->y.numel(); ++i) ++counts.at(static_cast<std::size_t>(split->y.data<std::int64_t>()[i]));
+    for (auto c : counts) EXPECT_EQ(c, split->y.numel() / 10);
+  }
+  const float* px = data.train.x.data<float>();
+  float lo = 1, hi = 0;
+  for (std::int64_t i = 0; i < data.train.x.numel(); ++i) lo = std::min(lo, px[i]), hi = std::max(hi, px[i]);
+  EXPECT_EQ(lo, 0.0f);
+  EXPECT_EQ(hi, 1.0f);
+}
+
+TEST(NnDatasets, MalformedFilesAreNamed) {
+  const auto dir = scratch_dir("idx");
+  auto write = [&](const std::string& name, std::vector<unsigned char> bytes) {
+    std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                        static_cast<std::streamsize>(bytes.size()));
+  };
+  try {
+    nn::datasets::fashion_mnist(dir.string());
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("dataset-fashion-mnist"), std::string::npos) << e.what();
+  }
+  // Two 28x28 images, but a payload one byte short.
+  std::vector<unsigned char> images{0, 0, 8, 3, 0, 0, 0, 2, 0, 0, 0, 28, 0, 0, 0, 28};
+  images.resize(images.size() + 2 * 784 - 1, 7);
+  write("train-images-idx3-ubyte", images);
+  write("train-labels-idx1-ubyte", {0, 0, 8, 1, 0, 0, 0, 2, 3, 4});
+  try {
+    nn::datasets::fashion_mnist(dir.string());
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("train-images-idx3-ubyte: not a valid IDX file: payload"), std::string::npos)
+        << e.what();
+  }
+  write("train-images-idx3-ubyte", {0, 0, 9, 3});  // not unsigned bytes
+  EXPECT_THROW(nn::datasets::fashion_mnist(dir.string()), accelera::ValueError);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace acc_test
