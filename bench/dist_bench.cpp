@@ -1,7 +1,9 @@
 // accelera_pdgemm against ScaLAPACK's pdgemm_ (psgemm_ for float32) on the same ranks, grid and data.
 //
-//   mpirun -np 4 build/dev/bench/accelera_dist_bench [n ...]      (default: 1024 2048 4096)
+//   mpirun -np 4 build/dev/bench/accelera_dist_bench [--transpose-a] [n ...]      (default: 1024 2048 4096)
 //
+// --transpose-a multiplies A^T B ('T', 'N'): Accelera then copies A^T into a lined-up distribution first
+// (Note [Redistribution] in src/dist/redistribute.hpp), and the figures include that copy.
 // Square n x n products on the squarest grid of the job, blocks of 64 (ScaLAPACK's usual choice), operands
 // uniform in [-1, 1]. Runs are interleaved (ScaLAPACK, Accelera, Accelera without overlap, ScaLAPACK, ...),
 // five of each after a warm-up; reported: median seconds, GFLOP/s of the whole job, spread (max - min) /
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "accelera/dist.hpp"
@@ -20,6 +23,8 @@
 
 
 namespace {
+
+char g_transa = 'N';  // --transpose-a: 'T'
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -31,9 +36,9 @@ void scalapack(const int* n, const T* a, const int* d, T* c) {
   const int one = 1;
   const T alpha = 1, beta = 0;
   if constexpr (std::is_same_v<T, double>) {
-    pdgemm_("N", "N", n, n, n, &alpha, a, &one, &one, d, a, &one, &one, d, &beta, c, &one, &one, d);
+    pdgemm_(&g_transa, "N", n, n, n, &alpha, a, &one, &one, d, a, &one, &one, d, &beta, c, &one, &one, d);
   } else {
-    psgemm_("N", "N", n, n, n, &alpha, a, &one, &one, d, a, &one, &one, d, &beta, c, &one, &one, d);
+    psgemm_(&g_transa, "N", n, n, n, &alpha, a, &one, &one, d, a, &one, &one, d, &beta, c, &one, &one, d);
   }
 }
 
@@ -45,7 +50,7 @@ void ours(const int* n, const T* a, const int* d, T* c) {
   accelera::dist::GemmOptions options;
   options.overlap = Overlap;
   accelera::dist::GemmStats stats;
-  accelera::dist::gemm<T>('N', 'N', *n, *n, *n, T(1), a, 1, 1, desc, a, 1, 1, desc, T(0), c, 1, 1, desc, options,
+  accelera::dist::gemm<T>(g_transa, 'N', *n, *n, *n, T(1), a, 1, 1, desc, a, 1, 1, desc, T(0), c, 1, 1, desc, options,
                           &stats);
   if (Overlap) last_stats = stats;
 }
@@ -87,16 +92,16 @@ void run(int n, int context, int rank) {
   auto spread = [](const std::vector<double>& v) {
     return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / median(v);
   };
-  std::printf("n %5d %s grid %dx%d: ScaLAPACK %.3f s (%.1f GFLOP/s, spread %.0f%%), Accelera %.3f s (%.1f GFLOP/s, "
+  std::printf("n %5d %s%s grid %dx%d: ScaLAPACK %.3f s (%.1f GFLOP/s, spread %.0f%%), Accelera %.3f s (%.1f GFLOP/s, "
               "spread %.0f%%), ratio %.2f, max |diff| %.1e\n",
-              n, std::is_same_v<T, double> ? "float64" : "float32", nprow, npcol, median(theirs),
+              n, std::is_same_v<T, double> ? "float64" : "float32", g_transa == 'T' ? " A^T B" : "", nprow, npcol, median(theirs),
               flops / median(theirs) / 1e9, 100 * spread(theirs), median(mine), flops / median(mine) / 1e9,
               100 * spread(mine), median(theirs) / median(mine), diff);
   std::printf("         without overlap %.3f s (spread %.0f%%), ratio %.2f; with it, rank 0 (%s, %s): broadcasts %.3f s, "
-              "local products %.3f s, %d panels\n",
+              "local products %.3f s, %d panels, redistribution %.3f s\n",
               median(serial), 100 * spread(serial), median(theirs) / median(serial), last_stats.device.c_str(),
               last_stats.overlapped ? "overlapped" : "not overlapped", last_stats.broadcast_seconds,
-              last_stats.compute_seconds, last_stats.panels);
+              last_stats.compute_seconds, last_stats.panels, last_stats.redistribute_seconds);
 }
 
 }  // namespace
@@ -113,7 +118,10 @@ int main(int argc, char** argv) {
   Cblacs_get(-1, 0, &context);
   Cblacs_gridinit(&context, "Row", nprow, size / nprow);
   std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--transpose-a") g_transa = 'T';
+    else sizes.push_back(std::atoi(argv[i]));
+  }
   if (sizes.empty()) sizes = {1024, 2048, 4096};
   for (const int n : sizes) {
     run<double>(n, context, rank);

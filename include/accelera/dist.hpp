@@ -70,15 +70,17 @@ struct GemmStats {
   double seconds = 0, broadcast_seconds = 0, compute_seconds = 0;
   bool c_resident = false;        // the local C stayed on the device across panels
   bool overlapped = false;        // the next panel's broadcast ran while this one was multiplied
+  bool redistributed = false;     // the operands were copied into a lined-up distribution first
+  double redistribute_seconds = 0;  // spent copying them (and C back)
 };
 
-// C(ic:, jc:) = alpha * A(ia:, ja:) @ B(ib:, jb:) + beta * C(ic:, jc:) for m x n x k, with ScaLAPACK's
-// conventions (indices 1-based, transa and transb 'N'/'n'; local arrays column-major). Collective over the
-// grid of the descriptors' context. Supported: no transposes, whole-block offsets on the grid's first
-// block (ia = ja = ib = jb = ic = jc = 1), and distributions that line up as SUMMA needs them: C's rows as
-// A's (mb, rsrc), C's columns as B's (nb, csrc), A's column blocks as B's row blocks (nb of A = mb of B).
-// Anything else is NotSupportedError naming the condition; bad arguments are ValueError. Every rank gets the
-// same verdict before any data moves.
+// C(ic:, jc:) = alpha * op(A)(ia:, ja:) @ op(B)(ib:, jb:) + beta * C(ic:, jc:) for m x n x k, with
+// ScaLAPACK's conventions (indices 1-based; transa and transb 'N', 'T' or 'C', which is 'T' for real
+// matrices; local arrays column-major). Collective over the grid of the descriptors' context. SUMMA runs on
+// the operands as they are when they line up (no transposes, whole matrices, C's rows distributed as A's
+// (mb, rsrc), C's columns as B's (nb, csrc), A's column blocks as B's row blocks); anything else is first
+// copied into operands that do, and C's part back (Note [Redistribution] in src/dist/redistribute.hpp).
+// Bad arguments are ValueError; every rank gets the same verdict before any data moves.
 template <class T>
 ACC_API void gemm(char transa, char transb, int m, int n, int k, T alpha, const T* a, int ia, int ja,
                   const Descriptor& desca, const T* b, int ib, int jb, const Descriptor& descb, T beta, T* c, int ic,

@@ -183,9 +183,10 @@ class DistributedMatrix:
         """self @ other by SUMMA over the grid, each rank multiplying on ``device`` (default: a GPU of its
         node, the node's ranks taking them round-robin, else the CPU), broadcasting the next panel while it
         multiplies this one when ``overlap`` (mpi4py initialises MPI with the thread level it needs). The
-        result has self's row blocks and other's column blocks; other's row blocks must be self's column
-        blocks. ``last_stats`` of the result says where this rank computed, how long it spent broadcasting
-        and multiplying, and whether the two overlapped. Collective."""
+        result has self's row blocks and other's column blocks; when other's row blocks are not self's column
+        blocks, other is first copied into ones that are (``last_stats["redistributed"]``). ``last_stats`` of
+        the result says where this rank computed, how long it spent broadcasting, multiplying and
+        redistributing, and whether broadcasts and products overlapped. Collective."""
         if not isinstance(other, DistributedMatrix):
             raise ArgumentError(f"matmul of a DistributedMatrix takes a DistributedMatrix, got {type(other).__name__}")
         if other.dtype != self.dtype:

@@ -30,6 +30,8 @@ nb::dict stats_dict(const accelera::dist::GemmStats& s) {
   d["compute_seconds"] = s.compute_seconds;
   d["c_resident"] = s.c_resident;
   d["overlapped"] = s.overlapped;
+  d["redistributed"] = s.redistributed;
+  d["redistribute_seconds"] = s.redistribute_seconds;
   return d;
 }
 

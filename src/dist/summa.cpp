@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "accelera/engine.hpp"
 #include "accelera/ops.hpp"
 #include "dist/mpi_check.hpp"
+#include "dist/redistribute.hpp"
 #include "engine/blocks.hpp"
 
 namespace accelera::dist {
@@ -64,6 +66,8 @@ DType dtype_of<float>() {
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+bool transposed(char t) { return t != 'N' && t != 'n'; }
+
 // The checks every rank makes alike (global arguments only): they throw before any communication.
 void check_global(char transa, char transb, int m, int n, int k, int ia, int ja, const Descriptor& a, int ib, int jb,
                   const Descriptor& b, int ic, int jc, const Descriptor& c) {
@@ -72,30 +76,35 @@ void check_global(char transa, char transb, int m, int n, int k, int ia, int ja,
     ACC_CHECK(t == 'N' || t == 'n' || t == 'T' || t == 't' || t == 'C' || t == 'c', ValueError,
               "gemm: a transpose flag is 'N', 'T' or 'C', got '{}'", t);
   }
-  ACC_CHECK(transa == 'N' || transa == 'n', NotSupportedError,
-            "gemm: transposed A is not supported yet; transpose it first (pdtran) or pass it as stored");
-  ACC_CHECK(transb == 'N' || transb == 'n', NotSupportedError,
-            "gemm: transposed B is not supported yet; transpose it first (pdtran) or pass it as stored");
   for (const Descriptor* d : {&a, &b, &c}) {
     ACC_CHECK(d->dtype == 1, ValueError, "gemm: descriptor type {} is not a dense matrix (1)", d->dtype);
     ACC_CHECK(d->mb >= 1 && d->nb >= 1 && d->m >= 0 && d->n >= 0, ValueError,
               "gemm: a descriptor has blocks {} x {} for a {} x {} matrix", d->mb, d->nb, d->m, d->n);
   }
-  ACC_CHECK(ia == 1 && ja == 1 && ib == 1 && jb == 1 && ic == 1 && jc == 1, NotSupportedError,
-            "gemm: submatrices (ia, ja, ib, jb, ic, jc other than 1) are not supported yet");
-  ACC_CHECK(a.m >= m && a.n >= k && b.m >= k && b.n >= n && c.m >= m && c.n >= n, ValueError,
-            "gemm: {} x {} x {} does not fit A ({} x {}), B ({} x {}) and C ({} x {})", m, n, k, a.m, a.n, b.m, b.n,
-            c.m, c.n);
-  ACC_CHECK(c.mb == a.mb && c.rsrc == a.rsrc, NotSupportedError,
-            "gemm: C's rows must be distributed as A's (C: mb {} from process row {}; A: mb {} from {}); "
-            "redistribute with pdgemr2d",
-            c.mb, c.rsrc, a.mb, a.rsrc);
-  ACC_CHECK(c.nb == b.nb && c.csrc == b.csrc, NotSupportedError,
-            "gemm: C's columns must be distributed as B's (C: nb {} from process column {}; B: nb {} from {}); "
-            "redistribute with pdgemr2d",
-            c.nb, c.csrc, b.nb, b.csrc);
-  ACC_CHECK(a.nb == b.mb, NotSupportedError,
-            "gemm: A's column blocks ({}) must match B's row blocks ({}); redistribute with pdgemr2d", a.nb, b.mb);
+  // Each operand's region, as stored (a transposed operand's region is its op's shape swapped).
+  struct Region {
+    const char* name;
+    const Descriptor* d;
+    std::int64_t first_row, first_col, rows, cols;
+  };
+  const Region regions[] = {
+      {"A", &a, ia, ja, transposed(transa) ? k : m, transposed(transa) ? m : k},
+      {"B", &b, ib, jb, transposed(transb) ? n : k, transposed(transb) ? k : n},
+      {"C", &c, ic, jc, m, n}};
+  for (const Region& r : regions) {
+    ACC_CHECK(r.first_row >= 1 && r.first_col >= 1, ValueError, "gemm: {}'s first row and column are 1-based, got {}, {}",
+              r.name, r.first_row, r.first_col);
+    ACC_CHECK(r.first_row - 1 + r.rows <= r.d->m && r.first_col - 1 + r.cols <= r.d->n, ValueError,
+              "gemm: {} x {} x {} does not fit {}: its {} x {} part from ({}, {}) ends outside its {} x {}", m, n, k,
+              r.name, r.rows, r.cols, r.first_row, r.first_col, r.d->m, r.d->n);
+  }
+}
+
+// Whether SUMMA can run on the operands as they are (Note [Redistribution] in redistribute.hpp).
+bool lined_up(char transa, char transb, int ia, int ja, const Descriptor& a, int ib, int jb, const Descriptor& b,
+              int ic, int jc, const Descriptor& c) {
+  return !transposed(transa) && !transposed(transb) && ia == 1 && ja == 1 && ib == 1 && jb == 1 && ic == 1 &&
+         jc == 1 && c.mb == a.mb && c.rsrc == a.rsrc && c.nb == b.nb && c.csrc == b.csrc && a.nb == b.mb;
 }
 
 std::string local_problem(const char* name, const void* data, std::int64_t rows, std::int64_t cols, int lld) {
@@ -333,6 +342,72 @@ void scale_local(T* c, std::int64_t mloc, std::int64_t nloc, int lld, T beta) {
 
 }  // namespace
 
+// Operands that do not line up for SUMMA are copied into ones that do (Note [Redistribution]): op(A)(ia:, ja:)
+// as an m x k matrix whose rows follow C's, op(B)(ib:, jb:) as a k x n matrix whose columns follow C's, with
+// one K block; C(ic:, jc:) into a whole m x n matrix of C's blocks when it is a submatrix. An operand that
+// already lines up is used as it is.
+template <class T>
+void gemm_redistributed(const ProcessGrid& g, bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int ia,
+                        int ja, const Descriptor& desca, const T* b, int ib, int jb, const Descriptor& descb, T beta,
+                        T* c, int ic, int jc, const Descriptor& descc, const GemmOptions& options, GemmStats* stats) {
+  const auto start = Clock::now();
+  // The copies read and write the whole local arrays: their leading dimensions are checked first, on every rank.
+  agree<ValueError>(g.comm, failure_of([&] {
+                      const std::pair<const char*, std::pair<const void*, const Descriptor*>> arrays[] = {
+                          {"A", {a, &desca}}, {"B", {b, &descb}}, {"C", {c, &descc}}};
+                      for (const auto& [name, array] : arrays) {
+                        const Descriptor& d = *array.second;
+                        const std::string problem =
+                            local_problem(name, array.first, local_extent(d.m, d.mb, g.myrow, d.rsrc, g.nprow),
+                                          local_extent(d.n, d.nb, g.mycol, d.csrc, g.npcol), d.lld);
+                        ACC_CHECK(problem.empty(), ValueError, "gemm on grid rank {}: {}", g.myrow * g.npcol + g.mycol,
+                                  problem);
+                      }
+                    }),
+                    "gemm");
+  // The working C: C itself when its part starts at (1, 1), else a whole m x n copy with C's blocks.
+  const bool c_in_place = ic == 1 && jc == 1;
+  const Descriptor dc = c_in_place ? descc : Descriptor{1, descc.context, m, n, descc.mb, descc.nb, descc.rsrc, descc.csrc, 0};
+  // An operand already distributed as SUMMA needs it beside that C is used as it is; K's block is chosen to
+  // keep one when it can (B's row blocks, else A's column blocks).
+  const bool b_as_is = !tb && ib == 1 && jb == 1 && descb.nb == dc.nb && descb.csrc == dc.csrc;
+  const bool a_fits = !ta && ia == 1 && ja == 1 && desca.mb == dc.mb && desca.rsrc == dc.rsrc;
+  const int kb = b_as_is ? descb.mb : (ta ? desca.mb : desca.nb);
+  const bool a_as_is = a_fits && desca.nb == kb;
+  // Uninitialised local arrays (every element in the region is written) with their descriptors.
+  auto lined = [&](int rows, int cols, int mb, int nb, int rsrc, int csrc) {
+    const std::int64_t local_rows = local_extent(rows, mb, g.myrow, rsrc, g.nprow);
+    const std::int64_t local_cols = local_extent(cols, nb, g.mycol, csrc, g.npcol);
+    const auto lld = static_cast<int>(std::max<std::int64_t>(1, local_rows));
+    return std::make_pair(Descriptor{1, descc.context, rows, cols, mb, nb, rsrc, csrc, lld},
+                          std::unique_ptr<T[]>(new T[static_cast<std::size_t>(lld * std::max<std::int64_t>(1, local_cols))]));
+  };
+  std::pair<Descriptor, std::unique_ptr<T[]>> a2, b2, c2;
+  if (!a_as_is) {
+    a2 = lined(m, k, dc.mb, kb, dc.rsrc, 0);
+    redistribute(g, m, k, a, ia, ja, desca, ta, a2.second.get(), 1, 1, a2.first);
+  }
+  if (!b_as_is) {
+    b2 = lined(k, n, kb, dc.nb, 0, dc.csrc);
+    redistribute(g, k, n, b, ib, jb, descb, tb, b2.second.get(), 1, 1, b2.first);
+  }
+  if (!c_in_place) {
+    c2 = lined(m, n, dc.mb, dc.nb, dc.rsrc, dc.csrc);
+    redistribute(g, m, n, c, ic, jc, descc, false, c2.second.get(), 1, 1, c2.first);
+  }
+  const double copied = since(start);
+  GemmStats local;
+  gemm(g, 'N', 'N', m, n, k, alpha, a_as_is ? a : a2.second.get(), 1, 1, a_as_is ? desca : a2.first,
+       b_as_is ? b : b2.second.get(), 1, 1, b_as_is ? descb : b2.first, beta, c_in_place ? c : c2.second.get(), 1, 1,
+       c_in_place ? descc : c2.first, options, &local);
+  const auto back = Clock::now();
+  if (!c_in_place) redistribute(g, m, n, c2.second.get(), 1, 1, c2.first, false, c, ic, jc, descc);
+  local.redistributed = true;
+  local.redistribute_seconds = copied + since(back);
+  local.seconds = since(start);
+  if (stats != nullptr) *stats = local;
+}
+
 template <class T>
 void gemm(const ProcessGrid& g, char transa, char transb, int m, int n, int k, T alpha, const T* a, int ia, int ja,
           const Descriptor& desca, const T* b, int ib, int jb, const Descriptor& descb, T beta, T* c, int ic, int jc,
@@ -343,6 +418,11 @@ void gemm(const ProcessGrid& g, char transa, char transb, int m, int n, int k, T
     ACC_CHECK(d->rsrc >= 0 && d->rsrc < g.nprow && d->csrc >= 0 && d->csrc < g.npcol, ValueError,
               "gemm: a descriptor starts on process ({}, {}), outside the {} x {} grid", d->rsrc, d->csrc, g.nprow,
               g.npcol);
+  }
+  if (!lined_up(transa, transb, ia, ja, desca, ib, jb, descb, ic, jc, descc)) {
+    gemm_redistributed(g, transposed(transa), transposed(transb), m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
+                       beta, c, ic, jc, descc, options, stats);
+    return;
   }
   // Broadcast counts are MPI ints; the largest is a block of the process row or column holding the most.
   const std::int64_t most_rows = local_extent(m, descc.mb, descc.rsrc, descc.rsrc, g.nprow);

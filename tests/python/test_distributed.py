@@ -83,7 +83,12 @@ CHILD = textwrap.dedent("""
         lambda: dist.DistributedMatrix.scatter(np.ones((2, 2), int) if grid.rank == 0 else None, grid, 4))
     A = dist.DistributedMatrix.scatter(x, grid, 4)
     report["errors"]["shapes"] = error_of(lambda: A @ dist.DistributedMatrix.zeros((7, 8), grid, 4))
-    report["errors"]["blocks"] = error_of(lambda: A @ dist.DistributedMatrix.zeros((8, 8), grid, (2, 4)))
+    # B's row blocks (2) differ from A's column blocks (4): B is redistributed first, and the product is right.
+    y = np.arange(64, dtype=np.float64).reshape(8, 8) - 20
+    mixed = A @ dist.DistributedMatrix.scatter(y if grid.rank == 0 else None, grid, (2, 4))
+    product = mixed.gather()
+    report["mixed_blocks"] = {"redistributed": mixed.last_stats["redistributed"],
+                              "right": bool(grid.rank != 0 or np.array_equal(product, x @ y))}
     report["errors"]["dtype"] = error_of(lambda: A @ dist.DistributedMatrix.zeros((8, 8), grid, 4, "float32"))
     report["errors"]["grid"] = error_of(lambda: dist.ProcessGrid(comm, (size + 1, 1)))
     reports = comm.gather(report)
@@ -131,7 +136,7 @@ def test_distributed_matrices_under_mpirun(ranks, tmp_path):
         assert e["three_d"].startswith("ShapeError: scatter: a distributed matrix is 2-D")
         assert e["ints"].startswith("DTypeError: scatter: distributed matrices are float64 or float32")
         assert e["shapes"] == "ShapeError: matmul: A is 8 x 8 but B is 7 x 8"
-        assert e["blocks"].startswith("NotSupportedError: gemm:"), e["blocks"]
+        assert r["mixed_blocks"] == {"redistributed": True, "right": True}, r["mixed_blocks"]
         assert e["dtype"] == "DTypeError: matmul: A is float64 but B is float32"
         assert e["grid"].startswith("ArgumentError: a ") and "process grid needs" in e["grid"], e["grid"]
     # Every rank raised the same errors.

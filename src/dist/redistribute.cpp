@@ -1,0 +1,155 @@
+// Copies between block-cyclic distributions: Note [Redistribution] in redistribute.hpp.
+#include "dist/redistribute.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "accelera/core/error.hpp"
+#include "dist/mpi_check.hpp"
+
+namespace accelera::dist {
+
+namespace {
+
+template <class T>
+MPI_Datatype element_type() {
+  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
+}
+
+// The process row (or column) holding global row (column) `global` of blocks of nb dealt from process src.
+int owner(std::int64_t global, std::int64_t nb, int src, int nprocs) {
+  return static_cast<int>((global / nb + src) % nprocs);
+}
+
+// This process's local rows (or columns) that fall in [first, first + count) of the global matrix: pairs of
+// (local index, offset in the region), in increasing order of both.
+std::vector<std::pair<std::int64_t, std::int64_t>> local_span(std::int64_t extent, std::int64_t nb, int me, int src,
+                                                              int nprocs, std::int64_t first, std::int64_t count) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  const std::int64_t local = local_extent(extent, nb, me, src, nprocs);
+  for (std::int64_t l = 0; l < local; ++l) {
+    const std::int64_t g = global_index(l, nb, me, src, nprocs);
+    if (g >= first && g < first + count) out.emplace_back(l, g - first);
+  }
+  return out;
+}
+
+// The process part (process row * npcol, or process column) holding `base + offset` for each entry of span,
+// in blocks of nb dealt from process src over nprocs, times `scale`.
+std::vector<int> parts_of(const std::vector<std::pair<std::int64_t, std::int64_t>>& span, std::int64_t base,
+                          std::int64_t nb, int src, int nprocs, int scale) {
+  std::vector<int> out(span.size());
+  for (std::size_t i = 0; i < span.size(); ++i) out[i] = owner(base + span[i].second, nb, src, nprocs) * scale;
+  return out;
+}
+
+// Local indices grouped by the process part they go to (or come from): `part[i]` for each entry of `span`.
+// Destinations are separable (a row's part plus a column's part), so what one rank sends another is the
+// product of one row group and one column group.
+std::vector<std::vector<std::int64_t>> groups(const std::vector<std::pair<std::int64_t, std::int64_t>>& span,
+                                              const std::vector<int>& part, int parts, int stride) {
+  std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(parts));
+  for (std::size_t i = 0; i < span.size(); ++i) out[static_cast<std::size_t>(part[i] / stride)].push_back(span[i].first);
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+void redistribute(const ProcessGrid& grid, std::int64_t rows, std::int64_t cols, const T* src, std::int64_t si,
+                  std::int64_t sj, const Descriptor& sd, bool transpose, T* dst, std::int64_t di, std::int64_t dj,
+                  const Descriptor& dd) {
+  const int ranks = grid.nprow * grid.npcol, npcol = grid.npcol, nprow = grid.nprow;
+  const std::int64_t src_rows = transpose ? cols : rows, src_cols = transpose ? rows : cols;
+  // A source row goes to a destination process row (a column when transposed), a source column to a
+  // destination process column (row): part = process row * npcol + process column, split in two.
+  const int row_parts = transpose ? npcol : nprow, col_parts = transpose ? nprow : npcol;
+  const int row_stride = transpose ? 1 : npcol, col_stride = transpose ? npcol : 1;
+  std::vector<T> send;
+  std::vector<int> send_counts(static_cast<std::size_t>(ranks), 0), send_displs(static_cast<std::size_t>(ranks), 0);
+  // Packing is local work: a failure there (memory) is agreed on before the collective calls.
+  agree<Error>(grid.comm, failure_of([&] {
+                 const auto my_rows = local_span(sd.m, sd.mb, grid.myrow, sd.rsrc, nprow, si - 1, src_rows);
+                 const auto my_cols = local_span(sd.n, sd.nb, grid.mycol, sd.csrc, npcol, sj - 1, src_cols);
+                 // A source row lands in a destination row (a column when transposed), and so on.
+                 const auto row_to = transpose ? parts_of(my_rows, dj - 1, dd.nb, dd.csrc, npcol, 1)
+                                               : parts_of(my_rows, di - 1, dd.mb, dd.rsrc, nprow, npcol);
+                 const auto col_to = transpose ? parts_of(my_cols, di - 1, dd.mb, dd.rsrc, nprow, npcol)
+                                               : parts_of(my_cols, dj - 1, dd.nb, dd.csrc, npcol, 1);
+                 const auto row_groups = groups(my_rows, row_to, row_parts, row_stride);
+                 const auto col_groups = groups(my_cols, col_to, col_parts, col_stride);
+                 std::int64_t total = 0;
+                 for (int v = 0; v < row_parts; ++v)
+                   for (int w = 0; w < col_parts; ++w) {
+                     const int dest = v * row_stride + w * col_stride;
+                     send_displs[static_cast<std::size_t>(dest)] = static_cast<int>(std::min<std::int64_t>(total, INT_MAX));
+                     const std::int64_t count = static_cast<std::int64_t>(row_groups[static_cast<std::size_t>(v)].size()) *
+                                                static_cast<std::int64_t>(col_groups[static_cast<std::size_t>(w)].size());
+                     send_counts[static_cast<std::size_t>(dest)] = static_cast<int>(std::min<std::int64_t>(count, INT_MAX));
+                     total += count;
+                   }
+                 ACC_CHECK(total <= INT_MAX, NotSupportedError,
+                           "redistributing {} elements from one rank is beyond MPI's int counts", total);
+                 send.resize(static_cast<std::size_t>(total));
+                 // Each destination's block in the order of its places there (Note [Redistribution]).
+                 constexpr std::size_t kTile = 64;  // a transposed block is written in tiles, reads and writes in cache
+                 for (int v = 0; v < row_parts; ++v)
+                   for (int w = 0; w < col_parts; ++w) {
+                     const auto& rs = row_groups[static_cast<std::size_t>(v)];
+                     const auto& cs = col_groups[static_cast<std::size_t>(w)];
+                     T* out = send.data() + send_displs[static_cast<std::size_t>(v * row_stride + w * col_stride)];
+                     if (!transpose) {
+                       for (std::size_t l = 0; l < cs.size(); ++l)
+                         for (std::size_t k = 0; k < rs.size(); ++k) out[l * rs.size() + k] = src[cs[l] * sd.lld + rs[k]];
+                       continue;
+                     }
+                     for (std::size_t l0 = 0; l0 < cs.size(); l0 += kTile)
+                       for (std::size_t k0 = 0; k0 < rs.size(); k0 += kTile)
+                         for (std::size_t l = l0; l < std::min(cs.size(), l0 + kTile); ++l)
+                           for (std::size_t k = k0; k < std::min(rs.size(), k0 + kTile); ++k)
+                             out[k * cs.size() + l] = src[cs[l] * sd.lld + rs[k]];
+                   }
+               }),
+               "redistribute");
+  std::vector<int> recv_counts(static_cast<std::size_t>(ranks)), recv_displs(static_cast<std::size_t>(ranks), 0);
+  check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, grid.comm), "MPI_Alltoall");
+  std::int64_t total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    recv_displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
+    total += recv_counts[static_cast<std::size_t>(r)];
+  }
+  std::vector<T> received(static_cast<std::size_t>(total));
+  check_mpi(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), element_type<T>(), received.data(),
+                          recv_counts.data(), recv_displs.data(), element_type<T>(), grid.comm),
+            "MPI_Alltoallv");
+  // The destination's local elements from each source, in column-major order: the source's block as sent.
+  const auto my_rows = local_span(dd.m, dd.mb, grid.myrow, dd.rsrc, nprow, di - 1, rows);
+  const auto my_cols = local_span(dd.n, dd.nb, grid.mycol, dd.csrc, npcol, dj - 1, cols);
+  const auto row_from = transpose ? parts_of(my_rows, sj - 1, sd.nb, sd.csrc, npcol, 1)
+                                  : parts_of(my_rows, si - 1, sd.mb, sd.rsrc, nprow, npcol);
+  const auto col_from = transpose ? parts_of(my_cols, si - 1, sd.mb, sd.rsrc, nprow, npcol)
+                                  : parts_of(my_cols, sj - 1, sd.nb, sd.csrc, npcol, 1);
+  // Here a destination row comes from a source column when transposed: the parts swap their strides.
+  const int from_row_parts = transpose ? npcol : nprow, from_col_parts = transpose ? nprow : npcol;
+  const int from_row_stride = transpose ? 1 : npcol, from_col_stride = transpose ? npcol : 1;
+  const auto row_groups = groups(my_rows, row_from, from_row_parts, from_row_stride);
+  const auto col_groups = groups(my_cols, col_from, from_col_parts, from_col_stride);
+  for (int v = 0; v < from_row_parts; ++v)
+    for (int w = 0; w < from_col_parts; ++w) {
+      const auto& rs = row_groups[static_cast<std::size_t>(v)];
+      const auto& cs = col_groups[static_cast<std::size_t>(w)];
+      const T* in = received.data() + recv_displs[static_cast<std::size_t>(v * from_row_stride + w * from_col_stride)];
+      for (std::size_t l = 0; l < cs.size(); ++l)
+        for (std::size_t k = 0; k < rs.size(); ++k) dst[cs[l] * dd.lld + rs[k]] = in[l * rs.size() + k];
+    }
+}
+
+template void redistribute<double>(const ProcessGrid&, std::int64_t, std::int64_t, const double*, std::int64_t,
+                                   std::int64_t, const Descriptor&, bool, double*, std::int64_t, std::int64_t,
+                                   const Descriptor&);
+template void redistribute<float>(const ProcessGrid&, std::int64_t, std::int64_t, const float*, std::int64_t,
+                                  std::int64_t, const Descriptor&, bool, float*, std::int64_t, std::int64_t,
+                                  const Descriptor&);
+
+}  // namespace accelera::dist
