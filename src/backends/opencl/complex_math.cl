@@ -22,9 +22,10 @@ inline C c_div(C a, C b) {
 // than the hypot of some OpenCL libraries.
 inline T c_abs(C z) {
   const T x = fabs(z.x), y = fabs(z.y);
-  if (isinf(x) || isinf(y)) return (T)INFINITY;
+  if (isinf(x) || isinf(y)) return (T)INFINITY;  // even beside a nan, as hypot
+  if (isnan(x) || isnan(y)) return (T)NAN;        // fmax and fmin below would drop a nan part
   const T m = fmax(x, y), n = fmin(x, y);
-  if (!(m > 0)) return m + n;  // zero, or nan
+  if (!(m > 0)) return m + n;  // zero
   const T r = n / m;
   return m * sqrt(1 + r * r);
 }
@@ -35,6 +36,8 @@ inline C c_times_minus_i(C z) { return c_make(z.y, -z.x); }
 
 inline C c_exp(C z) {
   if (z.y == 0) return c_make(exp(z.x), z.y);  // real arguments stay exactly real
+  // Annex G: an infinite real part beside an infinite or nan imaginary part gives +inf + i nan, or 0 for -inf.
+  if (isinf(z.x) && !isfinite(z.y)) return z.x > 0 ? c_make(z.x, (T)NAN) : c_make((T)0, copysign((T)0, z.y));
   const T m = exp(z.x);
   return c_make(m * cos(z.y), m * sin(z.y));
 }
@@ -82,9 +85,18 @@ inline C c_log1p(C z) {
   if (!(fabs(z.x) < large && fabs(z.y) < large)) return c_log(c_make(1 + z.x, z.y));
   return c_make(log1p(z.x * (2 + z.x) + z.y * z.y) / 2, atan2(z.y, 1 + z.x));
 }
+// atanh with C99's Annex G special values. Finite z: Kahan's form, real part log1p(4x / ((1 - x)^2 + y^2)) / 4
+// (exact signs of zero, no cancellation near 0) and imaginary part atan2(2y, (1 - x)(1 + x) - y^2) / 2 (the
+// branch cuts' sides from the sign of y); beyond sqrt(max) / 4 it is 1/z's real part and +-pi/2.
 inline C c_atanh(C z) {
-  const C p = c_log1p(z), m = c_log1p(c_make(-z.x, -z.y));
-  return c_make((p.x - m.x) / 2, (p.y - m.y) / 2);
+  const T x = z.x, y = z.y, half_pi = atan2((T)1, (T)0);
+  if (isinf(x) || isinf(y)) return c_make(copysign((T)0, x), isnan(y) ? y : copysign(half_pi, y));
+  if (isnan(x) || isnan(y)) return x == 0 ? c_make(x, y) : c_make((T)NAN, (T)NAN);
+  const T big = sizeof(T) == 8 ? (T)1e150 : (T)1e18;
+  if (fabs(x) > big || fabs(y) > big)  // 1/z: its real part x / |z|^2 has the sign of x
+    return c_make(copysign(fabs(c_div(c_make((T)1, (T)0), z).x), x), copysign(half_pi, y));
+  const T one_minus = 1 - x;
+  return c_make(log1p(4 * x / (one_minus * one_minus + y * y)) / 4, atan2(2 * y, one_minus * (1 + x) - y * y) / 2);
 }
 inline C c_atan(C z) { return c_times_minus_i(c_atanh(c_times_i(z))); }
 // exp(z) - 1 without the cancellation of the real part near 0.
