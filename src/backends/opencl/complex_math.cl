@@ -51,10 +51,30 @@ inline C c_sqrt(C z) {
   if (z.x >= 0) return c_make(t, z.y / (2 * t));
   return c_make(fabs(z.y) / (2 * t), copysign(t, z.y));
 }
-inline C c_sinh(C z) { return c_make(sinh(z.x) * cos(z.y), cosh(z.x) * sin(z.y)); }
-inline C c_cosh(C z) { return c_make(cosh(z.x) * cos(z.y), sinh(z.x) * sin(z.y)); }
+// sinh and cosh with Annex G's special values: a zero imaginary part stays exactly zero (no inf * 0 for a
+// huge real part), an infinite real part gives inf cis(y), and a zero real part beside an infinite or nan
+// imaginary part keeps that zero. y - y is nan for an infinite or nan y.
+inline C c_sinh(C z) {
+  const T x = z.x, y = z.y;
+  if (y == 0) return c_make(sinh(x), y);
+  if (x == 0 && !isfinite(y)) return c_make(x, y - y);
+  if (isinf(x)) return isfinite(y) ? c_make(x * cos(y), fabs(x) * sin(y)) : c_make(fabs(x), y - y);
+  return c_make(sinh(x) * cos(y), cosh(x) * sin(y));
+}
+inline C c_cosh(C z) {
+  const T x = z.x, y = z.y;
+  if (y == 0) return c_make(cosh(x), isnan(x) ? y : copysign((T)0, x) * y);
+  if (x == 0 && !isfinite(y)) return c_make(y - y, (T)0);  // the zero's sign is unspecified: +0, as glibc
+  if (isinf(x)) return isfinite(y) ? c_make(fabs(x) * cos(y), x * sin(y)) : c_make(fabs(x), y - y);
+  return c_make(cosh(x) * cos(y), sinh(x) * sin(y));
+}
 // Kahan's tanh: no overflow of sinh and cosh for large |x|.
 inline C c_tanh(C z) {
+  if (z.y == 0) return c_make(tanh(z.x), z.y);
+  if (z.x == 0 && !isfinite(z.y)) return c_make(z.x, z.y - z.y);
+  // Annex G: an infinite real part gives +-1 and a zero imaginary part signed as sin(2y).
+  if (isinf(z.x)) return c_make(copysign((T)1, z.x), copysign((T)0, isfinite(z.y) ? sin(2 * z.y) : z.y));
+  if (!isfinite(z.y)) return c_make(z.y - z.y, z.y - z.y);  // a finite real part: nan + i nan
   const T limit = sizeof(T) == 8 ? (T)22 : (T)9;  // beyond it tanh(x) rounds to +-1
   if (fabs(z.x) > limit) {
     return c_make(copysign((T)1, z.x), 4 * sin(z.y) * cos(z.y) * exp(-2 * fabs(z.x)));
@@ -62,8 +82,14 @@ inline C c_tanh(C z) {
   const T t = tan(z.y), b = 1 + t * t, s = sinh(z.x), rho = sqrt(1 + s * s), d = 1 + b * s * s;
   return c_make(b * s * rho / d, t / d);
 }
-inline C c_sin(C z) { return c_make(sin(z.x) * cosh(z.y), cos(z.x) * sinh(z.y)); }
-inline C c_cos(C z) { return c_make(cos(z.x) * cosh(z.y), -sin(z.x) * sinh(z.y)); }
+// C99's definitions, which carry sinh's and cosh's special values over: sin z = -i sinh(i z), cos z = cosh(i z).
+inline C c_sin(C z) {
+  // An infinite imaginary part beside an infinite or nan real one: nan + i inf, the sign of inf (unspecified
+  // by Annex G) positive, as glibc's.
+  if (isinf(z.y) && !isfinite(z.x)) return c_make(z.x - z.x, fabs(z.y));
+  return c_times_minus_i(c_sinh(c_times_i(z)));
+}
+inline C c_cos(C z) { return c_cosh(c_times_i(z)); }
 inline C c_tan(C z) { return c_times_minus_i(c_tanh(c_times_i(z))); }
 
 inline C c_asin(C z) {
