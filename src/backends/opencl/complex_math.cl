@@ -92,15 +92,42 @@ inline C c_sin(C z) {
 inline C c_cos(C z) { return c_cosh(c_times_i(z)); }
 inline C c_tan(C z) { return c_times_minus_i(c_tanh(c_times_i(z))); }
 
-inline C c_asin(C z) {
+// Kahan's asin for finite arguments below sqrt(max) / 4.
+inline C c_asin_finite(C z) {
   const C a = c_sqrt(c_make(1 - z.x, -z.y)), b = c_sqrt(c_make(1 + z.x, z.y));
   return c_make(atan2(z.x, a.x * b.x - a.y * b.y), asinh(a.x * b.y - a.y * b.x));
+}
+// asinh with Annex G's special values; beyond sqrt(max) / 4, asinh z = log(2 z) for Re z >= 0 (odd
+// otherwise), where Kahan's square roots would overflow.
+inline C c_asinh(C z) {
+  const T x = z.x, y = z.y, half_pi = atan2((T)1, (T)0);
+  if (isinf(x) || isinf(y)) {
+    if (isnan(x)) return c_make(fabs(y), x);                                  // nan + i inf: inf + i nan
+    if (isnan(y)) return c_make(x, y);                                        // +-inf + i nan
+    if (isinf(x) && isinf(y)) return c_make(x, copysign(half_pi / 2, y));     // +-inf + i inf: pi/4
+    if (isinf(x)) return c_make(x, copysign((T)0, y));                        // +-inf + i y
+    return c_make(copysign(fabs(y), x), copysign(half_pi, y));                // x + i inf
+  }
+  if (isnan(x) || isnan(y)) return y == 0 ? c_make(x, y) : c_make((T)NAN, (T)NAN);
+  const T big = sizeof(T) == 8 ? (T)1e150 : (T)1e18;
+  if (fabs(x) > big || fabs(y) > big) {
+    const bool negative = signbit(x);
+    C l = c_log(negative ? c_make(-x, -y) : z);
+    l.x += log((T)2);
+    return negative ? c_make(-l.x, -l.y) : l;
+  }
+  return c_times_minus_i(c_asin_finite(c_times_i(z)));
+}
+// C99's definition, which carries asinh's special values over: asin z = -i asinh(i z); for +-inf + i nan the
+// unspecified sign of the infinite imaginary part is glibc's (positive).
+inline C c_asin(C z) {
+  if (isinf(z.x) && isnan(z.y)) return c_make(z.y, fabs(z.x));
+  return c_times_minus_i(c_asinh(c_times_i(z)));
 }
 inline C c_acos(C z) {
   const C a = c_sqrt(c_make(1 - z.x, -z.y)), b = c_sqrt(c_make(1 + z.x, z.y));
   return c_make(2 * atan2(a.x, b.x), asinh(b.x * a.y - b.y * a.x));
 }
-inline C c_asinh(C z) { return c_times_minus_i(c_asin(c_times_i(z))); }
 inline C c_acosh(C z) {
   const C a = c_sqrt(c_make(z.x - 1, z.y)), b = c_sqrt(c_make(z.x + 1, z.y));
   return c_make(asinh(a.x * b.x + a.y * b.y), 2 * atan2(a.y, b.x));
