@@ -86,7 +86,7 @@ def test_functions_accurate_near_zero(dtype, device):
 ANNEX_G_ON_EVERY_DEVICE = {"atanh": np.arctanh, "atan": np.arctan, "exp": np.exp, "log": np.log, "log1p": np.log1p,
                            "log2": np.log2, "log10": np.log10, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
                            "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asin": np.arcsin,
-                           "asinh": np.arcsinh}
+                           "asinh": np.arcsinh, "acos": np.arccos, "acosh": np.arccosh}
 
 
 def _same_special(got, want):

@@ -124,12 +124,37 @@ inline C c_asin(C z) {
   if (isinf(z.x) && isnan(z.y)) return c_make(z.y, fabs(z.x));
   return c_times_minus_i(c_asinh(c_times_i(z)));
 }
+// The angle Annex G gives acos (and acosh's imaginary part) for an infinite real part x beside y: pi/4 or
+// 3pi/4 beside an infinite y, else 0 or pi.
+inline T c_infinite_angle(T x, T y) {
+  const T half_pi = atan2((T)1, (T)0);
+  if (isinf(y)) return x > 0 ? half_pi / 2 : 3 * half_pi / 2;
+  return x > 0 ? (T)0 : 2 * half_pi;
+}
+// acos and acosh: Kahan's formulas for finite arguments, Annex G's special values for the others (where it
+// leaves a sign unspecified, glibc's choice).
 inline C c_acos(C z) {
-  const C a = c_sqrt(c_make(1 - z.x, -z.y)), b = c_sqrt(c_make(1 + z.x, z.y));
+  const T x = z.x, y = z.y, half_pi = atan2((T)1, (T)0);
+  if (isinf(x) || isinf(y)) {
+    if (isnan(x)) return c_make(x, -y);                      // nan + i inf: nan - i inf
+    if (isnan(y)) return c_make(y, -fabs(x));                // +-inf + i nan
+    if (isfinite(x)) return c_make(half_pi, -y);             // x + i inf: pi/2 - i inf
+    return c_make(c_infinite_angle(x, y), -copysign((T)INFINITY, y));
+  }
+  if (isnan(x) || isnan(y)) return x == 0 ? c_make(half_pi, y) : c_make((T)NAN, (T)NAN);
+  const C a = c_sqrt(c_make(1 - x, -y)), b = c_sqrt(c_make(1 + x, y));
   return c_make(2 * atan2(a.x, b.x), asinh(b.x * a.y - b.y * a.x));
 }
 inline C c_acosh(C z) {
-  const C a = c_sqrt(c_make(z.x - 1, z.y)), b = c_sqrt(c_make(z.x + 1, z.y));
+  const T x = z.x, y = z.y, half_pi = atan2((T)1, (T)0);
+  if (isinf(x) || isinf(y)) {
+    if (isnan(x)) return c_make(fabs(y), x);                 // nan + i inf: inf + i nan
+    if (isnan(y)) return c_make(fabs(x), y);                 // +-inf + i nan: inf + i nan
+    if (isfinite(x)) return c_make((T)INFINITY, copysign(half_pi, y));
+    return c_make((T)INFINITY, copysign(c_infinite_angle(x, y), y));
+  }
+  if (isnan(x) || isnan(y)) return x == 0 ? c_make(y, half_pi) : c_make((T)NAN, (T)NAN);
+  const C a = c_sqrt(c_make(x - 1, y)), b = c_sqrt(c_make(x + 1, y));
   return c_make(asinh(a.x * b.x + a.y * b.y), 2 * atan2(a.y, b.x));
 }
 // log(1 + z) without the cancellation of the real part near 0.
