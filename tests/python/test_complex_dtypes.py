@@ -111,6 +111,106 @@ def test_special_values_follow_annex_g(name, dtype, device):
         assert ok.all(), [(z[i], want[i], got[i]) for i in np.flatnonzero(~ok)[:4]]
 
 
+def _complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    out = np.empty(x.shape, np.result_type(x.dtype, np.complex64))
+    out.real, out.imag = x, y
+    return out
+
+
+def _unit_or_zero(v: np.ndarray, where: np.ndarray) -> None:
+    v[where] = np.copysign(np.where(np.isinf(v[where]), 1.0, 0.0), v[where])
+
+
+def _nan_to_zero(v: np.ndarray, where: np.ndarray) -> None:
+    where = where & np.isnan(v)
+    v[where] = np.copysign(0.0, v[where])
+
+
+def c_multiply(z: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """C99 Annex G's multiply (its example G.5.1, C's __muldc3): the textbook formula with each product
+    rounded on its own, and where both parts come out nan, C's infinities recovered."""
+    a, b, c, d = (np.array(v) for v in (z.real, z.imag, w.real, w.imag))
+    with np.errstate(all="ignore"):
+        ac_, bd, ad, bc = a * c, b * d, a * d, b * c
+        x, y = ac_ - bd, ad + bc
+        lost = np.isnan(x) & np.isnan(y)
+        z_infinite = lost & (np.isinf(a) | np.isinf(b))
+        w_infinite = lost & (np.isinf(c) | np.isinf(d))
+        overflowed = lost & ~z_infinite & ~w_infinite & (np.isinf(ac_) | np.isinf(bd) | np.isinf(ad) | np.isinf(bc))
+        for v in (a, b):
+            _unit_or_zero(v, z_infinite)
+            _nan_to_zero(v, w_infinite | overflowed)
+        for v in (c, d):
+            _unit_or_zero(v, w_infinite)
+            _nan_to_zero(v, z_infinite | overflowed)
+        redo = z_infinite | w_infinite | overflowed
+        x[redo] = (np.inf * (a * c - b * d))[redo]
+        y[redo] = (np.inf * (a * d + b * c))[redo]
+    return _complex(x, y)
+
+
+def c_divide(z: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Division as C's library computes it (__divsc3, __divdc3): complex64 by the textbook formula in
+    double, complex128 by Smith's; then Annex G's recovery of infinities and zeros that came out nan."""
+    a, b, c, d = (np.array(v) for v in (z.real, z.imag, w.real, w.imag))
+    with np.errstate(all="ignore"):
+        if z.dtype == np.complex64:
+            a64, b64, c64, d64 = (v.astype(np.float64) for v in (a, b, c, d))
+            denom = c64 * c64 + d64 * d64
+            x = ((a64 * c64 + b64 * d64) / denom).astype(np.float32)
+            y = ((b64 * c64 - a64 * d64) / denom).astype(np.float32)
+        else:
+            tiny = np.finfo(a.dtype).tiny
+            by_d = np.abs(c) < np.abs(d)
+            ratio = np.where(by_d, c / d, d / c)
+            denom = np.where(by_d, c * ratio + d, d * ratio + c)
+            normal = np.abs(ratio) > tiny
+            x = np.where(by_d, np.where(normal, a * ratio + b, c * (a / d) + b),
+                         np.where(normal, b * ratio + a, a + d * (b / c))) / denom
+            y = np.where(by_d, np.where(normal, b * ratio - a, c * (b / d) - a),
+                         np.where(normal, b - a * ratio, b - d * (a / c))) / denom
+        lost = np.isnan(x) & np.isnan(y)
+        over_zero = lost & (c == 0) & (d == 0) & ~(np.isnan(a) & np.isnan(b))
+        x[over_zero] = (np.copysign(np.inf, c) * a)[over_zero]
+        y[over_zero] = (np.copysign(np.inf, c) * b)[over_zero]
+        infinite = lost & ~over_zero & (np.isinf(a) | np.isinf(b)) & np.isfinite(c) & np.isfinite(d)
+        _unit_or_zero(a, infinite)
+        _unit_or_zero(b, infinite)
+        x[infinite] = (np.inf * (a * c + b * d))[infinite]
+        y[infinite] = (np.inf * (b * c - a * d))[infinite]
+        by_infinite = lost & ~over_zero & ~infinite & (np.isinf(c) | np.isinf(d)) & np.isfinite(a) & np.isfinite(b)
+        _unit_or_zero(c, by_infinite)
+        _unit_or_zero(d, by_infinite)
+        x[by_infinite] = (0.0 * (a * c + b * d))[by_infinite]
+        y[by_infinite] = (0.0 * (b * c - a * d))[by_infinite]
+    return _complex(x, y)
+
+
+ARITHMETIC_AS_C = {"multiply": c_multiply, "divide": c_divide,
+                   "square": lambda z: c_multiply(z, z), "reciprocal": lambda z: c_divide(np.ones_like(z), z)}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", sorted(ARITHMETIC_AS_C))
+def test_arithmetic_special_values_follow_c(name, dtype, device):
+    # Every pair of special parts (huge: its square overflows), against the C library's algorithms written
+    # out above, so that a program gets the same infinities, nans and signs of zero on every device.
+    needs_fp64(dtype, device)
+    huge = 1e300 if dtype == "complex128" else 1e30
+    parts = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, huge, -huge, np.inf, -np.inf, np.nan]
+    z = np.array([complex(a, b) for a in parts for b in parts]).astype(dtype)
+    if name in ("multiply", "divide"):
+        operands = (np.repeat(z, z.size), np.tile(z, z.size))
+    else:
+        operands = (z,)
+    want = ARITHMETIC_AS_C[name](*operands)
+    assert want.dtype == dtype
+    got = getattr(ac, name)(*(ac.asarray(o, device=device) for o in operands)).numpy()
+    for part in (np.real, np.imag):
+        ok = _same_special(part(got), part(want))
+        assert ok.all(), [tuple(o[i] for o in operands) + (want[i], got[i]) for i in np.flatnonzero(~ok)[:4]]
+
+
 @pytest.mark.parametrize("dtype", COMPLEX)
 @pytest.mark.parametrize("name", ["abs", "isnan", "isinf", "isfinite"])
 def test_projections_to_real_and_bool(name, dtype, device):

@@ -7,16 +7,87 @@
 typedef C2(T) C;
 
 inline C c_make(T x, T y) { return (C)(x, y); }
-inline C c_mul(C a, C b) { return c_make(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
-// Smith's division: scaled by the larger part of b, so that neither |b|^2 nor the products overflow.
-inline C c_div(C a, C b) {
-  if (fabs(b.x) >= fabs(b.y)) {
-    if (b.x == 0 && b.y == 0) return c_make(a.x / fabs(b.x), a.y / fabs(b.x));  // inf or nan, as C
-    const T r = b.y / b.x, d = b.x + b.y * r;
-    return c_make((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+// Tests by comparison, and the parts Annex G's recovery substitutes: +-1 for an infinite part, +-0 for a
+// finite one (or for a nan).
+inline bool c_is_nan(T v) { return v != v; }
+inline bool c_is_inf(T v) { return fabs(v) == (T)INFINITY; }
+inline T c_unit_or_zero(T v) { return copysign(c_is_inf(v) ? (T)1 : (T)0, v); }
+inline T c_nan_to_zero(T v) { return c_is_nan(v) ? copysign((T)0, v) : v; }
+// Multiply and divide (and so square, reciprocal and pow) follow C99's Annex G as the CPU's C library and
+// the CUDA kernels do (G.5.1): each product rounded on its own (no fma: an overflowing a*c - b*d must give
+// inf - inf = nan, as on the CPU, not an fma's -inf), and where both parts come out nan, the infinities of
+// C's one-infinity model are recovered (an infinite operand times a nonzero one is infinite, a finite one
+// over an infinite one is zero).
+// always_inline: PoCL would otherwise leave both as calls in the kernel's loop (too costly to inline by
+// its measure).
+__attribute__((always_inline)) inline C c_mul(C z, C w) {
+#pragma OPENCL FP_CONTRACT OFF
+  const T a = z.x, b = z.y, c = w.x, d = w.y;
+  const T ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+  const T x = ac - bd, y = ad + bc;
+  if (!(c_is_nan(x) && c_is_nan(y))) return c_make(x, y);
+  // Recovery: an infinite operand's parts become +-1 or +-0, and the other operand's nans (or, where finite
+  // products overflowed, every nan) +-0.
+  const bool z_infinite = c_is_inf(a) || c_is_inf(b), w_infinite = c_is_inf(c) || c_is_inf(d);
+  if (!(z_infinite || w_infinite || c_is_inf(ac) || c_is_inf(bd) || c_is_inf(ad) || c_is_inf(bc))) return c_make(x, y);
+  const T ra = z_infinite ? c_unit_or_zero(a) : c_nan_to_zero(a), rb = z_infinite ? c_unit_or_zero(b) : c_nan_to_zero(b);
+  const T rc = w_infinite ? c_unit_or_zero(c) : c_nan_to_zero(c), rd = w_infinite ? c_unit_or_zero(d) : c_nan_to_zero(d);
+  const T p = ra * rc, q = rb * rd, r = ra * rd, t = rb * rc;
+  return c_make((T)INFINITY * (p - q), (T)INFINITY * (r + t));
+}
+// Division as the CPU's C library computes it, signs of zero included: complex64 in double where the device
+// has it, otherwise Smith's (scaled by the larger part of w, so that neither |w|^2 nor the products
+// overflow; the other order where the ratio is subnormal).
+__attribute__((always_inline)) inline C c_div(C z, C w) {
+#pragma OPENCL FP_CONTRACT OFF
+  T a = z.x, b = z.y, c = w.x, d = w.y;
+  const T tiny = sizeof(T) == 8 ? (T)DBL_MIN : (T)FLT_MIN;
+  T x, y;
+#if defined(ACC_FP64)
+  if (sizeof(T) == 4) {  // complex64: the textbook formula in double, which has the range to spare, as C's
+    const double da = a, db = b, dc = c, dd = d, denom = dc * dc + dd * dd;
+    x = (T)((da * dc + db * dd) / denom);
+    y = (T)((db * dc - da * dd) / denom);
+  } else
+#endif
+  if (fabs(c) < fabs(d)) {
+    const T ratio = c / d, denom = c * ratio + d;
+    if (fabs(ratio) > tiny) {
+      x = (a * ratio + b) / denom;
+      y = (b * ratio - a) / denom;
+    } else {
+      x = (c * (a / d) + b) / denom;
+      y = (c * (b / d) - a) / denom;
+    }
+  } else {
+    const T ratio = d / c, denom = d * ratio + c;
+    if (fabs(ratio) > tiny) {
+      x = (b * ratio + a) / denom;
+      y = (b - a * ratio) / denom;
+    } else {
+      x = (a + d * (b / c)) / denom;
+      y = (b - d * (a / c)) / denom;
+    }
   }
-  const T r = b.x / b.y, d = b.y + b.x * r;
-  return c_make((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+  if (isnan(x) && isnan(y)) {
+    if (c == 0 && d == 0 && (!isnan(a) || !isnan(b))) {  // over a zero: infinite, signed by the zero's real part
+      x = copysign((T)INFINITY, c) * a;
+      y = copysign((T)INFINITY, c) * b;
+    } else if ((isinf(a) || isinf(b)) && isfinite(c) && isfinite(d)) {  // infinite over finite
+      a = copysign(isinf(a) ? (T)1 : (T)0, a);
+      b = copysign(isinf(b) ? (T)1 : (T)0, b);
+      const T p = a * c, q = b * d, r = b * c, s = a * d;
+      x = (T)INFINITY * (p + q);
+      y = (T)INFINITY * (r - s);
+    } else if ((isinf(c) || isinf(d)) && isfinite(a) && isfinite(b)) {  // finite over infinite
+      c = copysign(isinf(c) ? (T)1 : (T)0, c);
+      d = copysign(isinf(d) ? (T)1 : (T)0, d);
+      const T p = a * c, q = b * d, r = b * c, s = a * d;
+      x = (T)0 * (p + q);
+      y = (T)0 * (r - s);
+    }
+  }
+  return c_make(x, y);
 }
 // |z| as m sqrt(1 + r^2) (m the larger part, r <= 1): no overflow, within 2 ulp of hypot, and far faster
 // than the hypot of some OpenCL libraries.
