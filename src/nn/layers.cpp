@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <fmt/ranges.h>
+
 #include "accelera/core/error.hpp"
 #include "accelera/nn/functional.hpp"
 #include "accelera/ops.hpp"
@@ -30,27 +32,46 @@ Variable filled(std::int64_t n, double value, const ParameterOptions& o) {
   return Variable(full(Shape{n}, value, o.dtype, o.device), true);
 }
 
-std::vector<std::int64_t> pair_of(const std::vector<std::int64_t>& values, const char* what) {
-  if (values.size() == 1) return {values[0], values[0]};
-  if (values.size() == 2) return values;
-  throw ValueError(fmt::format("{} takes one value or two (height, width), got {}", what, values.size()));
+int spatial_axes(int axes, const char* layer) {
+  if (axes < 1 || axes > 3) throw ValueError(fmt::format("{} takes 1, 2 or 3 spatial axes, got {}", layer, axes));
+  return axes;
 }
 
+// "Conv2d " + what: the layer's name in messages.
+std::string conv_name(int axes, const char* what) { return fmt::format("Conv{}d {}", axes, what); }
+
+// One value for every spatial axis, or one per axis.
+std::vector<std::int64_t> per_axis(const std::vector<std::int64_t>& values, int axes, const char* what) {
+  const auto n = static_cast<std::size_t>(axes);
+  if (values.size() == 1) return std::vector<std::int64_t>(n, values[0]);
+  if (values.size() == n) return values;
+  throw ValueError(fmt::format("{} takes one value or {} (one per spatial axis), got {}", what, axes, values.size()));
+}
+
+// (a, b, ...) as Python prints a tuple.
+std::string extents(const std::vector<std::int64_t>& values) {
+  return values.size() == 1 ? fmt::format("({},)", values[0]) : fmt::format("({})", fmt::join(values, ", "));
+}
+
+// The (C, *spatial) a window layer makes of a (C, *spatial) input.
 std::vector<std::int64_t> window_output(const ConvWindow& w, const std::vector<std::int64_t>& input, std::int64_t channels,
-                                        const char* layer) {
-  if (input.size() != 3)
-    throw ShapeError(fmt::format("{} needs a (C, H, W) input, got {} axes", layer, input.size()));
+                                        const std::string& layer) {
+  if (input.size() != w.kernel.size() + 1)
+    throw ShapeError(fmt::format("{} needs a (C, *spatial) input of {} spatial axes, got {} axes", layer, w.kernel.size(),
+                                 input.size()));
   std::vector<std::int64_t> out{channels};
-  for (std::size_t a = 0; a < 2; ++a) {
+  for (std::size_t a = 0; a < w.kernel.size(); ++a) {
     const std::int64_t span = input[1 + a] + 2 * w.padding[a] - w.dilation[a] * (w.kernel[a] - 1) - 1;
     out.push_back(span < 0 ? 0 : span / w.stride[a] + 1);  // a window larger than the input leaves nothing
   }
   return out;
 }
 
-void check_image(const Variable& x, const char* layer) {
-  if (x.ndim() != 4)
-    throw ShapeError(fmt::format("{} takes (N, C, H, W) inputs, got shape {}", layer, x.shape().str()));
+void check_image(const Variable& x, int axes, const std::string& layer) {
+  if (x.ndim() != axes + 2) {
+    static constexpr const char* kLayouts[] = {"", "(N, C, L)", "(N, C, H, W)", "(N, C, D, H, W)"};
+    throw ShapeError(fmt::format("{} takes {} inputs, got shape {}", layer, kLayouts[axes], x.shape().str()));
+  }
 }
 
 }  // namespace
@@ -128,62 +149,80 @@ std::string Linear::describe() const {
   return fmt::format("Linear({}, {}, bias={})", m_in, m_out, m_bias.defined());
 }
 
-Conv2d::Conv2d(std::int64_t in_channels, std::int64_t out_channels, std::vector<std::int64_t> kernel_size,
-               std::vector<std::int64_t> stride, std::vector<std::int64_t> padding, bool bias, ParameterOptions options)
-    : m_in(positive(in_channels, "Conv2d in_channels")), m_out(positive(out_channels, "Conv2d out_channels")) {
-  m_window.kernel = pair_of(kernel_size, "Conv2d kernel_size");
-  m_window.stride = pair_of(stride, "Conv2d stride");
-  m_window.padding = pair_of(padding, "Conv2d padding");
-  m_window.dilation = {1, 1};
-  for (auto k : m_window.kernel) positive(k, "Conv2d kernel extent");
-  for (auto s : m_window.stride) positive(s, "Conv2d stride");
+ConvNd::ConvNd(int axes, std::int64_t in_channels, std::int64_t out_channels, std::vector<std::int64_t> kernel_size,
+               std::vector<std::int64_t> stride, std::vector<std::int64_t> padding, bool bias, ParameterOptions options,
+               std::vector<std::int64_t> dilation)
+    : m_axes(spatial_axes(axes, "ConvNd")),
+      m_in(positive(in_channels, conv_name(axes, "in_channels").c_str())),
+      m_out(positive(out_channels, conv_name(axes, "out_channels").c_str())) {
+  const std::string name = conv_name(axes, "");
+  m_window.kernel = per_axis(kernel_size, axes, (name + "kernel_size").c_str());
+  m_window.stride = per_axis(stride, axes, (name + "stride").c_str());
+  m_window.padding = per_axis(padding, axes, (name + "padding").c_str());
+  m_window.dilation = per_axis(dilation, axes, (name + "dilation").c_str());
+  for (auto k : m_window.kernel) positive(k, (name + "kernel extent").c_str());
+  for (auto s : m_window.stride) positive(s, (name + "stride").c_str());
+  for (auto d : m_window.dilation) positive(d, (name + "dilation").c_str());
   for (auto p : m_window.padding)
-    if (p < 0) throw ValueError(fmt::format("Conv2d padding must be >= 0, got {}", p));
-  const std::int64_t taps = m_window.kernel[0] * m_window.kernel[1];
-  m_weight = glorot(Shape{m_out, m_in, m_window.kernel[0], m_window.kernel[1]}, m_in * taps, m_out * taps, options);
+    if (p < 0) throw ValueError(fmt::format("{}padding must be >= 0, got {}", name, p));
+  std::int64_t taps = 1;
+  std::vector<std::int64_t> weight_dims{m_out, m_in};
+  for (auto k : m_window.kernel) {
+    taps *= k;
+    weight_dims.push_back(k);
+  }
+  m_weight = glorot(Shape(weight_dims), m_in * taps, m_out * taps, options);
   if (bias) m_bias = filled(m_out, 0.0, options);
   register_parameter("weight", m_weight);
   register_parameter("bias", m_bias);
 }
 
-Variable Conv2d::forward(const Variable& x) {
-  check_image(x, "Conv2d");
+Variable ConvNd::forward(const Variable& x) {
+  check_image(x, m_axes, describe());
   if (x.dim(1) != m_in)
     throw ShapeError(fmt::format("{} takes {} input channels, got shape {}", describe(), m_in, x.shape().str()));
   return F::conv(x, m_weight, m_bias, m_window);
 }
 
-std::vector<std::int64_t> Conv2d::output_shape(const std::vector<std::int64_t>& input_shape) const {
-  return window_output(m_window, input_shape, m_out, "Conv2d");
+std::vector<std::int64_t> ConvNd::output_shape(const std::vector<std::int64_t>& input_shape) const {
+  return window_output(m_window, input_shape, m_out, describe());
 }
 
-std::string Conv2d::describe() const {
-  return fmt::format("Conv2d({}, {}, kernel_size=({}, {}), stride=({}, {}), padding=({}, {}))", m_in, m_out,
-                     m_window.kernel[0], m_window.kernel[1], m_window.stride[0], m_window.stride[1],
-                     m_window.padding[0], m_window.padding[1]);
+std::string ConvNd::describe() const {
+  return fmt::format("Conv{}d({}, {}, kernel_size={}, stride={}, padding={})", m_axes, m_in, m_out,
+                     extents(m_window.kernel), extents(m_window.stride), extents(m_window.padding));
 }
 
-Pool2d::Pool2d(Kind kind, std::vector<std::int64_t> pool_size, std::vector<std::int64_t> stride) : m_kind(kind) {
-  m_window.kernel = pair_of(pool_size, "pool_size");
-  m_window.stride = stride.empty() ? m_window.kernel : pair_of(stride, "pool stride");
-  m_window.padding = {0, 0};
-  m_window.dilation = {1, 1};
-  for (auto k : m_window.kernel) positive(k, "pool size");
-  for (auto s : m_window.stride) positive(s, "pool stride");
+PoolNd::PoolNd(int axes, Kind kind, std::vector<std::int64_t> pool_size, std::vector<std::int64_t> stride,
+               std::vector<std::int64_t> padding)
+    : m_axes(spatial_axes(axes, "PoolNd")), m_kind(kind) {
+  const std::string name = fmt::format("{}Pool{}d ", kind == Kind::max ? "Max" : "Avg", axes);
+  m_window.kernel = per_axis(pool_size, axes, (name + "pool_size").c_str());
+  m_window.stride = stride.empty() ? m_window.kernel : per_axis(stride, axes, (name + "stride").c_str());
+  m_window.padding = per_axis(padding, axes, (name + "padding").c_str());
+  m_window.dilation.assign(static_cast<std::size_t>(axes), 1);
+  for (auto k : m_window.kernel) positive(k, (name + "pool size").c_str());
+  for (auto s : m_window.stride) positive(s, (name + "stride").c_str());
+  for (std::size_t a = 0; a < m_window.padding.size(); ++a) {
+    // As PyTorch: a window must hold at least one element of the input, so padding is at most half of it.
+    if (m_window.padding[a] < 0 || 2 * m_window.padding[a] > m_window.kernel[a])
+      throw ValueError(fmt::format("{}padding must be in [0, pool_size / 2], got {} for a window of {}", name,
+                                   m_window.padding[a], m_window.kernel[a]));
+  }
 }
 
-Variable Pool2d::forward(const Variable& x) {
-  check_image(x, m_kind == Kind::max ? "MaxPool2d" : "AvgPool2d");
+Variable PoolNd::forward(const Variable& x) {
+  check_image(x, m_axes, describe());
   return m_kind == Kind::max ? F::max_pool(x, m_window) : F::avg_pool(x, m_window);
 }
 
-std::vector<std::int64_t> Pool2d::output_shape(const std::vector<std::int64_t>& input_shape) const {
-  return window_output(m_window, input_shape, input_shape.empty() ? 0 : input_shape[0], describe().c_str());
+std::vector<std::int64_t> PoolNd::output_shape(const std::vector<std::int64_t>& input_shape) const {
+  return window_output(m_window, input_shape, input_shape.empty() ? 0 : input_shape[0], describe());
 }
 
-std::string Pool2d::describe() const {
-  return fmt::format("{}(pool_size=({}, {}), stride=({}, {}))", m_kind == Kind::max ? "MaxPool2d" : "AvgPool2d",
-                     m_window.kernel[0], m_window.kernel[1], m_window.stride[0], m_window.stride[1]);
+std::string PoolNd::describe() const {
+  return fmt::format("{}Pool{}d(pool_size={}, stride={}, padding={})", m_kind == Kind::max ? "Max" : "Avg", m_axes,
+                     extents(m_window.kernel), extents(m_window.stride), extents(m_window.padding));
 }
 
 LayerNorm::LayerNorm(std::int64_t normalized_size, double eps, ParameterOptions options)

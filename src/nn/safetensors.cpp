@@ -1,10 +1,6 @@
 // Reading and writing safetensors files (include/accelera/nn/safetensors.hpp).
 #include "accelera/nn/safetensors.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accelera/core/error.hpp"
+#include "atomic_file.hpp"
 
 namespace accelera::nn::safetensors {
 
@@ -32,27 +29,6 @@ DType dtype_of_code(const std::string& code, const std::string& path, const std:
   for (const auto& [dtype, c] : codes())
     if (c == code) return dtype;
   throw ValueError(fmt::format("{}: tensor {} has dtype {}, which Accelera does not read", path, name, code));
-}
-
-// A file descriptor closed on scope exit.
-struct Descriptor {
-  int fd;
-  ~Descriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-void write_all(int fd, const void* data, std::size_t bytes, const std::string& path) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes) {
-    const ssize_t n = ::write(fd, p, bytes);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-    }
-    p += n;
-    bytes -= static_cast<std::size_t>(n);
-  }
 }
 
 }  // namespace
@@ -76,30 +52,12 @@ void save_file(const std::map<std::string, Tensor>& tensors, const std::string& 
   std::string encoded = header.dump();
   encoded.append((8 - encoded.size() % 8) % 8, ' ');  // the format aligns the data to 8 bytes
 
-  const std::filesystem::path final_path(path);
-  const std::filesystem::path directory = final_path.has_parent_path() ? final_path.parent_path() : ".";
-  std::string temporary = (directory / ("." + final_path.filename().string() + ".XXXXXX.partial")).string();
-  Descriptor file{::mkstemps(temporary.data(), 8)};
-  if (file.fd < 0) throw Error(fmt::format("cannot create a temporary beside {}: {}", path, std::strerror(errno)));
-  try {
+  detail::write_file_atomically(path, [&](const detail::FileWriter& out) {
     const std::uint64_t length = encoded.size();
-    write_all(file.fd, &length, sizeof length, path);
-    write_all(file.fd, encoded.data(), encoded.size(), path);
-    for (const auto& t : host) write_all(file.fd, t.data_ptr(), t.nbytes(), path);
-    // mkstemps makes 0600; the saved file gets what a plain new file gets (0666 less the umask, which can
-    // only be read by setting it, and is put back at once).
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    if (::fchmod(file.fd, 0666 & ~mask) != 0) throw Error(fmt::format("cannot set the mode of {}: {}", path, std::strerror(errno)));
-    if (::fsync(file.fd) != 0) throw Error(fmt::format("cannot flush {}: {}", path, std::strerror(errno)));
-    ::close(file.fd);
-    file.fd = -1;
-    std::filesystem::rename(temporary, final_path);
-  } catch (...) {
-    std::error_code ignored;  // the temporary is removed; the error that stopped the save propagates
-    std::filesystem::remove(temporary, ignored);
-    throw;
-  }
+    out.write(&length, sizeof length);
+    out.write(encoded.data(), encoded.size());
+    for (const auto& t : host) out.write(t.data_ptr(), t.nbytes());
+  });
 }
 
 File load_file(const std::string& path) {

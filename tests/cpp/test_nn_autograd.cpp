@@ -117,6 +117,13 @@ TEST_P(NnAutograd, NormalisationConvolutionPooling) {
         {input({2, 3, 5, 5}), input({4, 3, 3, 3}), input({4})});
   check("conv, first layer", [&](auto& v) { return F::conv(v[0], v[1], Variable(), conv_window); },
         {input({1, 2, 4, 3}), input({3, 2, 2, 2})}, {false, true});
+  // One and three spatial axes, with stride, padding and dilation.
+  check("conv1d", [](auto& v) { return F::conv(v[0], v[1], v[2], accelera::ConvWindow{{3}, {2}, {1}, {2}}); },
+        {input({2, 2, 9}), input({3, 2, 3}), input({3})});
+  check("conv3d", [](auto& v) { return F::conv(v[0], v[1], v[2], accelera::ConvWindow{{2, 1, 2}, {1, 1, 2}, {1, 0, 0}, {1, 1, 1}}); },
+        {input({1, 2, 3, 2, 4}), input({2, 2, 2, 1, 2}), input({2})});
+  check("avg_pool3d", [](auto& v) { return F::avg_pool(v[0], accelera::ConvWindow{{2, 2, 2}, {1, 2, 1}, {1, 0, 0}, {}}); },
+        {input({1, 2, 3, 4, 3})});
   // Distinct values, so that no window has a tie that a small step could flip.
   Tensor image = Tensor::empty(Shape{2, 2, 5, 4}, DType::f64);
   for (std::int64_t i = 0; i < image.numel(); ++i) image.data<double>()[i] = std::sin(1.7 * static_cast<double>(i) + 0.3);

@@ -2,8 +2,11 @@
 // accelera.nn writes) and the Fashion-MNIST reader.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 #include "accelera/nn.hpp"
 #include "helpers.hpp"
@@ -166,6 +169,240 @@ TEST_P(NnNetwork, ModulesNameTheirParametersAsPython) {
   } catch (const accelera::ShapeError& e) {
     EXPECT_NE(std::string(e.what()).find("layer 0 (Conv2d(2, 4"), std::string::npos) << e.what();
   }
+}
+
+// ---- convolution and pooling modules of every rank against direct float64 loops ------------------------
+
+// A window layer's reference: out[n, o, p] = reduce over (c, k) of x[n, c, p * stride - padding + k * dilation],
+// for 1 to 3 spatial axes (missing axes count as extent 1).
+struct Window3 {
+  std::int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0},
+               dilation[3] = {1, 1, 1};
+};
+
+Window3 window3(const Shape& x, const std::vector<std::int64_t>& out, const accelera::ConvWindow& w) {
+  Window3 r;
+  const std::size_t axes = w.kernel.size();
+  for (std::size_t a = 0; a < axes; ++a) {
+    const std::size_t slot = 3 - axes + a;
+    r.in[slot] = x.dims()[2 + a];
+    r.out[slot] = out[1 + a];
+    r.kernel[slot] = w.kernel[a];
+    r.stride[slot] = w.stride[a];
+    r.pad[slot] = w.padding[a];
+    r.dilation[slot] = w.dilation[a];
+  }
+  return r;
+}
+
+// Calls visit(out_offset_within_plane, element_or_nullopt) for every window tap of one output plane position.
+template <typename Visit>
+void for_each_tap(const Window3& w, const double* plane, std::int64_t od, std::int64_t oh, std::int64_t ow, Visit visit) {
+  for (std::int64_t kd = 0; kd < w.kernel[0]; ++kd) {
+    for (std::int64_t kh = 0; kh < w.kernel[1]; ++kh) {
+      for (std::int64_t kw = 0; kw < w.kernel[2]; ++kw) {
+        const std::int64_t d = od * w.stride[0] - w.pad[0] + kd * w.dilation[0];
+        const std::int64_t h = oh * w.stride[1] - w.pad[1] + kh * w.dilation[1];
+        const std::int64_t x = ow * w.stride[2] - w.pad[2] + kw * w.dilation[2];
+        const std::int64_t tap = (kd * w.kernel[1] + kh) * w.kernel[2] + kw;
+        const bool inside = d >= 0 && d < w.in[0] && h >= 0 && h < w.in[1] && x >= 0 && x < w.in[2];
+        visit(tap, inside ? std::optional<double>(plane[(d * w.in[1] + h) * w.in[2] + x]) : std::nullopt);
+      }
+    }
+  }
+}
+
+std::vector<double> reference_conv(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                   const accelera::ConvWindow& win, const std::vector<std::int64_t>& out_shape) {
+  const Window3 w = window3(x.shape(), out_shape, win);
+  const std::int64_t n = x.dim(0), c_in = x.dim(1), c_out = out_shape[0];
+  const std::int64_t plane = w.in[0] * w.in[1] * w.in[2], taps = w.kernel[0] * w.kernel[1] * w.kernel[2];
+  const auto xs = values_of(x.contiguous()), ws = values_of(weight.contiguous()), bs = values_of(bias);
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t o = 0; o < c_out; ++o)
+      for (std::int64_t od = 0; od < w.out[0]; ++od)
+        for (std::int64_t oh = 0; oh < w.out[1]; ++oh)
+          for (std::int64_t ow = 0; ow < w.out[2]; ++ow) {
+            double total = bs[static_cast<std::size_t>(o)];
+            for (std::int64_t c = 0; c < c_in; ++c) {
+              const double* p = xs.data() + (i * c_in + c) * plane;
+              for_each_tap(w, p, od, oh, ow, [&](std::int64_t tap, std::optional<double> v) {
+                if (v) total += *v * ws[static_cast<std::size_t>((o * c_in + c) * taps + tap)];
+              });
+            }
+            out.push_back(total);
+          }
+  return out;
+}
+
+std::vector<double> reference_pool(const Tensor& x, bool max, const accelera::ConvWindow& win,
+                                   const std::vector<std::int64_t>& out_shape) {
+  const Window3 w = window3(x.shape(), out_shape, win);
+  const std::int64_t planes = x.dim(0) * x.dim(1), plane = w.in[0] * w.in[1] * w.in[2];
+  const double taps = static_cast<double>(w.kernel[0] * w.kernel[1] * w.kernel[2]);
+  const auto xs = values_of(x.contiguous());
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < planes; ++i)
+    for (std::int64_t od = 0; od < w.out[0]; ++od)
+      for (std::int64_t oh = 0; oh < w.out[1]; ++oh)
+        for (std::int64_t ow = 0; ow < w.out[2]; ++ow) {
+          double best = -std::numeric_limits<double>::infinity(), total = 0;
+          for_each_tap(w, xs.data() + i * plane, od, oh, ow, [&](std::int64_t, std::optional<double> v) {
+            if (v) best = std::max(best, *v), total += *v;  // padding: never the max, zero in the mean
+          });
+          out.push_back(max ? best : total / taps);
+        }
+  return out;
+}
+
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-12 * std::max(1.0, std::abs(want[i]))) << what << " at " << i;
+}
+
+TEST_P(NnNetwork, ConvolutionAndPoolingOfEveryRank) {
+  std::mt19937_64 rng(17);
+  const nn::ParameterOptions options{dev(), DType::f64, 5};
+  struct Case {
+    int axes;
+    std::vector<std::int64_t> image, kernel, stride, padding, dilation;
+  };
+  // Odd extents, strides that leave edges, padding, dilation; size-1 channels and batch.
+  const std::vector<Case> cases = {{1, {2, 3, 11}, {3}, {2}, {1}, {2}},
+                                   {1, {1, 1, 7}, {7}, {1}, {0}, {1}},
+                                   {2, {2, 2, 7, 5}, {3, 2}, {1, 2}, {1, 0}, {1, 2}},
+                                   {3, {2, 3, 5, 6, 7}, {3, 2, 3}, {2, 1, 2}, {1, 0, 1}, {1, 2, 1}},
+                                   {3, {1, 1, 3, 3, 3}, {1}, {1}, {0}, {1}}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.axes);
+    const Tensor x = random_tensor(Shape(c.image), DType::f64, rng);
+    nn::ConvNd conv(c.axes, c.image[1], 4, c.kernel, c.stride, c.padding, true, options, c.dilation);
+    accelera::copy_into(random_tensor(Shape{4}, DType::f64, rng).to(dev()), conv.bias().value());
+    std::vector<std::int64_t> sample(c.image.begin() + 1, c.image.end());
+    const auto out_shape = conv.output_shape(sample);
+    Variable y = conv(Variable(x.to(dev())));
+    std::vector<std::int64_t> want_dims{c.image[0]};
+    want_dims.insert(want_dims.end(), out_shape.begin(), out_shape.end());
+    ASSERT_EQ(y.shape(), Shape(want_dims)) << conv.describe();
+    expect_close(values_of(y.value().to(Device::cpu()).contiguous()),
+                 reference_conv(x, conv.weight().value().to(Device::cpu()), conv.bias().value().to(Device::cpu()),
+                                conv.window(), out_shape),
+                 conv.describe());
+    for (auto kind : {nn::PoolNd::Kind::max, nn::PoolNd::Kind::average}) {
+      std::vector<std::int64_t> pad(c.padding);
+      for (std::size_t a = 0; a < pad.size(); ++a) pad[a] = std::min(pad[a], c.kernel[c.kernel.size() == 1 ? 0 : a] / 2);
+      nn::PoolNd pool(c.axes, kind, c.kernel, c.stride, pad);
+      const auto pooled_shape = pool.output_shape(sample);
+      Variable p = pool(Variable(x.to(dev())));
+      const accelera::ConvWindow window{conv.window().kernel, conv.window().stride,
+                                        pad.size() == 1 ? std::vector<std::int64_t>(static_cast<std::size_t>(c.axes), pad[0]) : pad,
+                                        std::vector<std::int64_t>(static_cast<std::size_t>(c.axes), 1)};
+      expect_close(values_of(p.value().to(Device::cpu()).contiguous()),
+                   reference_pool(x, kind == nn::PoolNd::Kind::max, window, pooled_shape), pool.describe());
+    }
+  }
+  // Python's names and their ranks; a wrong rank or window is a typed error naming the layer.
+  EXPECT_EQ(nn::Conv1d(2, 3, {3}).describe(), "Conv1d(2, 3, kernel_size=(3,), stride=(1,), padding=(0,))");
+  EXPECT_EQ(nn::Conv3D(1, 2, {3, 1, 2}).weight().shape(), (Shape{2, 1, 3, 1, 2}));
+  EXPECT_EQ(nn::MaxPool3d({2}).describe(), "MaxPool3d(pool_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))");
+  try {
+    nn::Conv3d(2, 3, {3})(Variable(accelera::ones(Shape{1, 2, 5, 5}, DType::f32, dev())));
+    ADD_FAILURE() << "no error";
+  } catch (const accelera::ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("Conv3d(2, 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(N, C, D, H, W)"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(nn::Conv2d(2, 3, {3, 3, 3}), accelera::ValueError);
+  EXPECT_THROW(nn::Conv1d(2, 3, {3}, {1}, {0}, true, {}, {0}), accelera::ValueError);
+  EXPECT_THROW(nn::AvgPool1d({2}, {}, {2}), accelera::ValueError);
+  EXPECT_THROW(nn::ConvNd(4, 1, 1, {1}), accelera::ValueError);
+}
+
+// ---- DataLoader, GpuProfiler, GpuManager ---------------------------------------------------------------
+
+TEST_P(NnNetwork, DataLoaderCoversEveryRowOncePerEpoch) {
+  constexpr std::int64_t n = 103;  // a prime: the last batch is short
+  Tensor x = Tensor::empty(Shape{n, 3}, DType::f32), y = Tensor::empty(Shape{n}, DType::i64);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (int j = 0; j < 3; ++j) x.data<float>()[i * 3 + j] = static_cast<float>(i * 10 + j);
+    y.data<std::int64_t>()[i] = i;
+  }
+  const auto epoch_rows = [&](nn::DataLoader& loader) {
+    std::vector<std::int64_t> rows;
+    for (const auto& batch : loader) {
+      EXPECT_EQ(batch.size(), 2u);
+      EXPECT_EQ(batch[0].device(), dev());
+      EXPECT_EQ(batch[1].device(), dev());
+      const auto xs = values_of(batch[0].to(Device::cpu())), ys = values_of(batch[1].to(Device::cpu()));
+      EXPECT_EQ(xs.size(), ys.size() * 3);
+      for (std::size_t r = 0; r < ys.size(); ++r) {  // the rows of x and y stay together
+        EXPECT_EQ(xs[r * 3], ys[r] * 10);
+        rows.push_back(static_cast<std::int64_t>(ys[r]));
+      }
+    }
+    return rows;
+  };
+  for (bool prefetch : {true, false}) {
+    SCOPED_TRACE(prefetch);
+    nn::DataLoader loader({x, y}, {.batch_size = 16, .shuffle = true, .seed = 7, .device = dev(), .prefetch = prefetch});
+    EXPECT_EQ(loader.size(), 7);
+    const auto first = epoch_rows(loader), second = epoch_rows(loader);
+    for (const auto* epoch : {&first, &second}) {
+      std::vector<std::int64_t> sorted = *epoch;
+      std::sort(sorted.begin(), sorted.end());
+      ASSERT_EQ(sorted.size(), static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(sorted[static_cast<std::size_t>(i)], i);
+    }
+    EXPECT_NE(first, second);  // each epoch reshuffles
+    nn::DataLoader again({x, y}, {.batch_size = 16, .shuffle = true, .seed = 7, .device = dev(), .prefetch = !prefetch});
+    EXPECT_EQ(epoch_rows(again), first);  // the seed decides, not the prefetching
+  }
+  nn::DataLoader in_order({x, y}, {.batch_size = 50, .shuffle = false, .device = dev(), .drop_last = true});
+  EXPECT_EQ(in_order.size(), 2);
+  const auto rows = epoch_rows(in_order);
+  ASSERT_EQ(rows.size(), 100u);
+  for (std::int64_t i = 0; i < 100; ++i) EXPECT_EQ(rows[static_cast<std::size_t>(i)], i);
+  // Bad input.
+  EXPECT_THROW(nn::DataLoader({}, {}), accelera::ValueError);
+  EXPECT_THROW(nn::DataLoader({x, y.slice(0, 0, 50)}, {}), accelera::ShapeError);
+  EXPECT_THROW(nn::DataLoader({x}, {.batch_size = 0}), accelera::ValueError);
+}
+
+TEST(NnProfiler, RegionsNestRepeatAndExportAChromeTrace) {
+  nn::GpuProfiler profiler;
+  profiler.start("epoch");
+  for (int i = 0; i < 3; ++i) {
+    profiler.start("step");
+    const Tensor t = accelera::ones(Shape{64, 64}, DType::f32);
+    EXPECT_GE(profiler.end("step", t.nbytes(), 0), 0.0);
+  }
+  const double epoch = profiler.end("epoch");
+  const auto rows = profiler.summary();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].name, "epoch");  // the longest total first: it holds the steps
+  EXPECT_EQ(rows[1].count, 3);
+  EXPECT_NEAR(rows[0].total_s, epoch, 1e-9);
+  EXPECT_LE(rows[1].total_s, rows[0].total_s);
+  EXPECT_THROW(profiler.end("epoch"), accelera::ValueError);  // no open region of that name
+  EXPECT_THROW(profiler.start(""), accelera::ValueError);
+
+  const auto dir = scratch_dir("profiler");
+  const auto path = dir / "trace.json";
+  profiler.export_chrome_trace(path.string());
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(text.find("\"name\":\"step\""), std::string::npos);
+  EXPECT_NE(text.find("\"memory_used\":16384"), std::string::npos);
+  EXPECT_NE(text.find("\"ph\":\"C\""), std::string::npos);  // the memory counters
+  // A trace that cannot be written leaves nothing behind.
+  EXPECT_THROW(profiler.export_chrome_trace((dir / "missing" / "trace.json").string()), std::exception);
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
+  EXPECT_EQ(files, 1u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_P(NnNetwork, AttentionAndEmbeddingModules) {

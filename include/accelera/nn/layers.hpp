@@ -71,37 +71,86 @@ class ACC_API Linear : public Module {
 };
 using Dense = Linear;
 
-// A 2-D convolution of (N, C_in, H, W) inputs; weight (C_out, C_in, kh, kw).
-class ACC_API Conv2d : public Module {
+// A convolution over 1, 2 or 3 spatial axes of (N, C_in, *spatial) inputs (PyTorch's and cuDNN's layout);
+// weight (C_out, C_in, *kernel). Each window argument takes one value for every axis or one per axis.
+class ACC_API ConvNd : public Module {
  public:
-  Conv2d(std::int64_t in_channels, std::int64_t out_channels, std::vector<std::int64_t> kernel_size,
+  ConvNd(int axes, std::int64_t in_channels, std::int64_t out_channels, std::vector<std::int64_t> kernel_size,
          std::vector<std::int64_t> stride = {1}, std::vector<std::int64_t> padding = {0}, bool bias = true,
-         ParameterOptions options = {});
+         ParameterOptions options = {}, std::vector<std::int64_t> dilation = {1});
   Variable forward(const Variable& x) override;
   std::string describe() const override;
-  // (C_out, H_out, W_out) for a (C_in, H, W) input.
+  // (C_out, *spatial_out) for a (C_in, *spatial) input.
   std::vector<std::int64_t> output_shape(const std::vector<std::int64_t>& input_shape) const;
+  int axes() const { return m_axes; }
+  const ConvWindow& window() const { return m_window; }
+  const Variable& weight() const { return m_weight; }
+  const Variable& bias() const { return m_bias; }
 
  private:
+  int m_axes;
   std::int64_t m_in, m_out;
   ConvWindow m_window;
   Variable m_weight, m_bias;
 };
-using Conv2D = Conv2d;
 
-// Max or mean over windows of (N, C, H, W) inputs; the stride defaults to the window.
-class ACC_API Pool2d : public Module {
+// Conv1d (N, C, L), Conv2d (N, C, H, W) and Conv3d (N, C, D, H, W), with Python's names.
+#define ACC_NN_CONV(Name, Axes)                                                                                      \
+  class ACC_API Name : public ConvNd {                                                                               \
+   public:                                                                                                           \
+    Name(std::int64_t in_channels, std::int64_t out_channels, std::vector<std::int64_t> kernel_size,                 \
+         std::vector<std::int64_t> stride = {1}, std::vector<std::int64_t> padding = {0}, bool bias = true,          \
+         ParameterOptions options = {}, std::vector<std::int64_t> dilation = {1})                                    \
+        : ConvNd(Axes, in_channels, out_channels, std::move(kernel_size), std::move(stride), std::move(padding), bias, \
+                 options, std::move(dilation)) {}                                                                    \
+  };
+ACC_NN_CONV(Conv1d, 1)
+ACC_NN_CONV(Conv2d, 2)
+ACC_NN_CONV(Conv3d, 3)
+#undef ACC_NN_CONV
+using Conv2D = Conv2d;
+using Conv3D = Conv3d;
+
+// Max or mean over windows of 1, 2 or 3 spatial axes of (N, C, *spatial) inputs; the stride defaults to the
+// window. Average pooling counts the zeros of the padding (PyTorch's count_include_pad=True).
+class ACC_API PoolNd : public Module {
  public:
   enum class Kind { max, average };
-  Pool2d(Kind kind, std::vector<std::int64_t> pool_size, std::vector<std::int64_t> stride = {});
+  PoolNd(int axes, Kind kind, std::vector<std::int64_t> pool_size, std::vector<std::int64_t> stride = {},
+         std::vector<std::int64_t> padding = {0});
   Variable forward(const Variable& x) override;
   std::string describe() const override;
   std::vector<std::int64_t> output_shape(const std::vector<std::int64_t>& input_shape) const;
 
  private:
+  int m_axes;
   Kind m_kind;
   ConvWindow m_window;
 };
+
+// The 2-D pool of either kind (the builder's), and MaxPool1d ... AvgPool3d with Python's names.
+class ACC_API Pool2d : public PoolNd {
+ public:
+  Pool2d(Kind kind, std::vector<std::int64_t> pool_size, std::vector<std::int64_t> stride = {},
+         std::vector<std::int64_t> padding = {0})
+      : PoolNd(2, kind, std::move(pool_size), std::move(stride), std::move(padding)) {}
+};
+#define ACC_NN_POOL(Name, Axes, PoolKind)                                                                  \
+  class ACC_API Name : public PoolNd {                                                                     \
+   public:                                                                                                 \
+    explicit Name(std::vector<std::int64_t> pool_size, std::vector<std::int64_t> stride = {},              \
+                  std::vector<std::int64_t> padding = {0})                                                 \
+        : PoolNd(Axes, Kind::PoolKind, std::move(pool_size), std::move(stride), std::move(padding)) {}     \
+  };
+ACC_NN_POOL(MaxPool1d, 1, max)
+ACC_NN_POOL(MaxPool2d, 2, max)
+ACC_NN_POOL(MaxPool3d, 3, max)
+ACC_NN_POOL(AvgPool1d, 1, average)
+ACC_NN_POOL(AvgPool2d, 2, average)
+ACC_NN_POOL(AvgPool3d, 3, average)
+#undef ACC_NN_POOL
+using MaxPool2D = MaxPool2d;
+using AvgPool2D = AvgPool2d;
 
 class ACC_API LayerNorm : public Module {
  public:
