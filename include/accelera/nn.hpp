@@ -2,7 +2,8 @@
 // Umbrella header of accelera::nn, the C++ neural-network library: autograd on Variables, differentiable
 // functions, modules, optimizers, the seed guide's builder API (Network, LayerBuilder, TrainingConfig) and
 // device names (GpuManager, GpuTensor, GpuProfiler), safetensors files shared with Python's accelera.nn,
-// local data sets and a prefetching DataLoader.
+// local data sets, a prefetching DataLoader, and mixed precision (amp.hpp).
+#include "accelera/nn/amp.hpp"
 #include "accelera/nn/autograd.hpp"
 #include "accelera/nn/data.hpp"
 #include "accelera/nn/datasets.hpp"

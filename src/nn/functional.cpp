@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "accelera/core/error.hpp"
+#include "accelera/nn/amp.hpp"
 #include "accelera/ops.hpp"
 #include "accelera/random.hpp"
 
@@ -87,7 +88,9 @@ Variable scale(const Variable& x, double factor) {
                            [factor](const Tensor& g) { return Grads{accelera::multiply(g, scalar(factor, g))}; });
 }
 
-Variable matmul(const Variable& a, const Variable& b) {
+Variable matmul(const Variable& a_in, const Variable& b_in) {
+  const Variable a = amp::lower(a_in);
+  const Variable b = amp::lower(b_in);
   if (a.ndim() < 2 || b.ndim() < 2)
     throw ShapeError(fmt::format("nn matmul takes operands of at least two axes, got shapes {} and {}",
                                  a.shape().str(), b.shape().str()));
@@ -99,7 +102,10 @@ Variable matmul(const Variable& a, const Variable& b) {
                            });
 }
 
-Variable linear(const Variable& x, const Variable& weight, const Variable& bias) {
+Variable linear(const Variable& x_in, const Variable& weight_in, const Variable& bias_in) {
+  const Variable x = amp::lower(x_in);
+  const Variable weight = amp::lower(weight_in);
+  const Variable bias = amp::lower(bias_in);
   if (weight.ndim() != 2 || x.ndim() < 1 || x.dim(-1) != weight.dim(1))
     throw ShapeError(fmt::format("linear: input of shape {} for a weight of shape {} (out, in): the input's last "
                                  "axis must be `in`", x.shape().str(), weight.shape().str()));
@@ -120,6 +126,14 @@ Variable linear(const Variable& x, const Variable& weight, const Variable& bias)
                      gw ? accelera::matmul(g2.T(), x2) : Tensor(),
                      gbias ? accelera::sum(g2, std::vector<std::int64_t>{0}) : Tensor()};
       });
+}
+
+Variable astype(const Variable& x, DType dtype) {
+  check_floating("astype", x);
+  if (!is_floating(dtype)) throw DTypeError(fmt::format("nn astype casts to a floating dtype, not {}", dtype_name(dtype)));
+  if (x.dtype() == dtype) return x;
+  return Variable::from_op("astype", x.value().astype(dtype), {x},
+                           [from = x.dtype()](const Tensor& g) { return Grads{g.astype(from)}; });
 }
 
 Variable reshape(const Variable& x, const std::vector<std::int64_t>& dims) {
@@ -213,13 +227,15 @@ Variable silu(const Variable& x) {
   });
 }
 
-Variable softmax(const Variable& x, std::int64_t axis) {
+Variable softmax(const Variable& x_in, std::int64_t axis) {
+  const Variable x = amp::full(x_in);
   Tensor y = accelera::softmax(x.value(), axis);
   return Variable::from_op("softmax", y, {x},
                            [y, axis](const Tensor& g) { return Grads{softmax_backward(g, y, axis)}; });
 }
 
-Variable log_softmax(const Variable& x, std::int64_t axis) {
+Variable log_softmax(const Variable& x_in, std::int64_t axis) {
+  const Variable x = amp::full(x_in);
   Tensor y = accelera::log_softmax(x.value(), axis);
   return Variable::from_op("log_softmax", y, {x},
                            [y, axis](const Tensor& g) { return Grads{log_softmax_backward(g, y, axis)}; });
@@ -235,7 +251,10 @@ Variable dropout(const Variable& x, double p, bool training, std::uint64_t seed,
                            [mask](const Tensor& g) { return Grads{accelera::multiply(g, mask)}; });
 }
 
-Variable layer_norm(const Variable& x, const Variable& weight, const Variable& bias, double eps) {
+Variable layer_norm(const Variable& x_in, const Variable& weight_in, const Variable& bias_in, double eps) {
+  const Variable x = amp::full(x_in);
+  const Variable weight = amp::full(weight_in);
+  const Variable bias = amp::full(bias_in);
   const Tensor w = weight.defined() ? weight.value() : Tensor(), b = bias.defined() ? bias.value() : Tensor();
   LayerNormResult r = accelera::layer_norm(x.value(), w, b, eps);
   return Variable::from_op("layer_norm", r.out, {x, weight, bias},
@@ -245,8 +264,11 @@ Variable layer_norm(const Variable& x, const Variable& weight, const Variable& b
                            });
 }
 
-Variable batch_norm(const Variable& x, const Tensor& running_mean, const Tensor& running_var, const Variable& weight,
-                    const Variable& bias, bool training, double momentum, double eps) {
+Variable batch_norm(const Variable& x_in, const Tensor& running_mean, const Tensor& running_var, const Variable& weight_in,
+                    const Variable& bias_in, bool training, double momentum, double eps) {
+  const Variable x = amp::full(x_in);
+  const Variable weight = amp::full(weight_in);
+  const Variable bias = amp::full(bias_in);
   check_floating("batch_norm", x);
   if (x.ndim() < 2) throw ShapeError(fmt::format("batch_norm takes (N, C, *) inputs, got shape {}", x.shape().str()));
   const std::int64_t channels = x.dim(1);
@@ -325,7 +347,10 @@ Variable embedding(const Tensor& indices, const Variable& weight) {
                            });
 }
 
-Variable attention(const Variable& q, const Variable& k, const Variable& v, bool causal, std::optional<double> scale) {
+Variable attention(const Variable& q_in, const Variable& k_in, const Variable& v_in, bool causal, std::optional<double> scale) {
+  const Variable q = amp::lower(q_in);
+  const Variable k = amp::lower(k_in);
+  const Variable v = amp::lower(v_in);
   AttentionResult r = accelera::attention(q.value(), k.value(), v.value(), scale, causal);
   return Variable::from_op("attention", r.out, {q, k, v},
                            [qv = q.value(), kv = k.value(), vv = v.value(), out = r.out, lse = r.lse, scale,
@@ -335,7 +360,10 @@ Variable attention(const Variable& q, const Variable& k, const Variable& v, bool
                            });
 }
 
-Variable conv(const Variable& x, const Variable& weight, const Variable& bias, const ConvWindow& window) {
+Variable conv(const Variable& x_in, const Variable& weight_in, const Variable& bias_in, const ConvWindow& window) {
+  const Variable x = amp::lower(x_in);
+  const Variable weight = amp::lower(weight_in);
+  const Variable bias = amp::lower(bias_in);
   Tensor y = accelera::conv(x.value(), weight.value(), bias.defined() ? bias.value() : Tensor(), window);
   const bool gx = wants(x), gb = wants(bias);
   return Variable::from_op("conv", y, {x, weight, bias},
@@ -403,7 +431,8 @@ Tensor one_hot(const Tensor& labels, std::int64_t classes, DType dtype, bool che
   return equal(labels.reshape(std::vector<std::int64_t>{labels.dim(0), 1}), ids.to(labels.device())).astype(dtype);
 }
 
-Variable cross_entropy(const Variable& logits, const Tensor& target) {
+Variable cross_entropy(const Variable& logits_in, const Tensor& target) {
+  const Variable logits = amp::full(logits_in);
   check_floating("cross_entropy", logits);
   if (logits.ndim() != 2)
     throw ShapeError(fmt::format("cross_entropy: logits must be (batch, classes), got shape {}", logits.shape().str()));
@@ -429,7 +458,8 @@ Variable cross_entropy(const Variable& logits, const Tensor& target) {
   });
 }
 
-Variable binary_cross_entropy_with_logits(const Variable& logits, const Tensor& target) {
+Variable binary_cross_entropy_with_logits(const Variable& logits_in, const Tensor& target) {
+  const Variable logits = amp::full(logits_in);
   check_floating("binary_cross_entropy_with_logits", logits);
   Tensor z = logits.value(), t = target_like(target, z);
   check_same_shape("binary_cross_entropy_with_logits", z, t);
@@ -439,7 +469,8 @@ Variable binary_cross_entropy_with_logits(const Variable& logits, const Tensor& 
                    accelera::subtract(accelera::sigmoid(z), t));
 }
 
-Variable binary_cross_entropy(const Variable& probabilities, const Tensor& target, double eps) {
+Variable binary_cross_entropy(const Variable& probabilities_in, const Tensor& target, double eps) {
+  const Variable probabilities = amp::full(probabilities_in);
   check_floating("binary_cross_entropy", probabilities);
   Tensor raw = probabilities.value(), t = target_like(target, raw);
   check_same_shape("binary_cross_entropy", raw, t);
@@ -453,7 +484,8 @@ Variable binary_cross_entropy(const Variable& probabilities, const Tensor& targe
   return mean_loss("binary_cross_entropy", probabilities, per_element, d);
 }
 
-Variable mse_loss(const Variable& prediction, const Tensor& target) {
+Variable mse_loss(const Variable& prediction_in, const Tensor& target) {
+  const Variable prediction = amp::full(prediction_in);
   check_floating("mse_loss", prediction);
   Tensor y = prediction.value(), t = target_like(target, y);
   check_same_shape("mse_loss", y, t);
@@ -461,7 +493,8 @@ Variable mse_loss(const Variable& prediction, const Tensor& target) {
   return mean_loss("mse_loss", prediction, square(d), accelera::multiply(d, scalar(2.0, d)));
 }
 
-Variable huber_loss(const Variable& prediction, const Tensor& target, double delta) {
+Variable huber_loss(const Variable& prediction_in, const Tensor& target, double delta) {
+  const Variable prediction = amp::full(prediction_in);
   check_floating("huber_loss", prediction);
   if (!(delta > 0)) throw ValueError(fmt::format("huber_loss: delta must be > 0, got {}", delta));
   Tensor y = prediction.value(), t = target_like(target, y);

@@ -13,6 +13,7 @@
 #include <ostream>
 
 #include "accelera/core/error.hpp"
+#include "accelera/nn/amp.hpp"
 #include "accelera/nn/functional.hpp"
 #include "accelera/nn/network.hpp"
 #include "accelera/nn/optim.hpp"
@@ -92,6 +93,9 @@ void TrainingConfig::validate() const {
     throw ValueError("TrainingConfig.early_stopping_patience and warmup_epochs must be >= 0");
   if (gradient_clip_norm && !(*gradient_clip_norm > 0.0))
     throw ValueError(fmt::format("TrainingConfig.gradient_clip_norm must be > 0, got {}", *gradient_clip_norm));
+  if (!mixed_precision.empty() && mixed_precision != "bfloat16" && mixed_precision != "float16")
+    throw ValueError(fmt::format("TrainingConfig.mixed_precision must be empty, \"bfloat16\" or \"float16\", got \"{}\"",
+                                 mixed_precision));
 }
 
 // ---- construction: Python's build_layers, module for module ----------------------------------------------
@@ -269,6 +273,10 @@ History Network::train(const Tensor& x_in, const Tensor& y_in, const TrainingCon
   const Tensor x_train = x.slice(0, 0, n), y_train = y.slice(0, 0, n);
 
   auto optimizer = make_optimizer(config, parameters());
+  const std::optional<DType> precision = config.mixed_precision == "bfloat16" ? std::optional<DType>(DType::bf16)
+                                         : config.mixed_precision == "float16" ? std::optional<DType>(DType::f16)
+                                                                               : std::nullopt;
+  amp::GradScaler scaler({.enabled = precision == DType::f16});
   const bool classification = is_classification(m_loss);
   const std::int64_t batches = (n + config.batch_size - 1) / config.batch_size;
   History history;
@@ -295,11 +303,19 @@ History Network::train(const Tensor& x_in, const Tensor& y_in, const TrainingCon
       Tensor xb = config.shuffle ? take(x_train, order.slice(0, lo, hi), 0) : x_train.slice(0, lo, hi);
       Tensor yb = config.shuffle ? take(y_train, order.slice(0, lo, hi), 0) : y_train.slice(0, lo, hi);
       optimizer->zero_grad();
-      Variable z = m_model->forward(Variable(xb));
-      Variable loss = loss_of(z, yb);
-      loss.backward();
-      if (config.gradient_clip_norm) optim::clip_grad_norm(optimizer->params(), *config.gradient_clip_norm);
-      optimizer->step();
+      Variable z, loss;
+      {
+        amp::Autocast autocast(precision.value_or(DType::bf16), precision.has_value());
+        z = m_model->forward(Variable(xb));
+        loss = loss_of(z, yb);
+      }
+      scaler.scale(loss).backward();
+      if (config.gradient_clip_norm) {
+        scaler.unscale_(*optimizer);  // clip the true gradients, not the scaled ones
+        optim::clip_grad_norm(optimizer->params(), *config.gradient_clip_norm);
+      }
+      scaler.step(*optimizer);
+      scaler.update();
       loss_sum = add(loss_sum, multiply(loss.value().astype(DType::f64), full(Shape{}, double(hi - lo), DType::f64, m_device)));
       if (classification) hits = add(hits, hits_of(z.value(), yb));
     }
@@ -339,6 +355,7 @@ History Network::train(const Tensor& x_in, const Tensor& y_in, const TrainingCon
       break;
     }
   }
+  history.skipped_steps = scaler.skipped_steps();
   if (history.stopped_early && !best_state.empty())
     for (const auto& [name, t] : m_model->state()) copy_into(best_state.at(name), t);
   m_model->eval();

@@ -25,6 +25,9 @@ ACC_API Variable matmul(const Variable& a, const Variable& b);
 ACC_API Variable linear(const Variable& x, const Variable& weight, const Variable& bias);
 
 // ---- shape ---------------------------------------------------------------------------------------------------
+// x in another floating dtype; the gradient comes back in x's dtype (how autocast keeps float32 master
+// weights: amp.hpp).
+ACC_API Variable astype(const Variable& x, DType dtype);
 ACC_API Variable reshape(const Variable& x, const std::vector<std::int64_t>& dims);
 // (N, ...) -> (N, prod(...)).
 ACC_API Variable flatten(const Variable& x);

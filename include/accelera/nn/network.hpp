@@ -110,6 +110,8 @@ class ACC_API NetworkBuilder {
 // lr_schedule: "" (none), "cosine" or "step"; early_stopping_patience: epochs without improvement of the
 // monitored loss (validation loss when there is a validation set) before stopping, 0 for never.
 // validation_split follows Keras: the last fraction of the rows, before shuffling, is held out.
+// mixed_precision: "" (float32), "bfloat16" or "float16": the forward pass under amp::Autocast of that dtype
+// with float32 weights, and for float16 dynamic loss scaling (amp::GradScaler; History::skipped_steps).
 struct TrainingConfig {
   std::int64_t batch_size = 32;
   std::int64_t max_epochs = 10;
@@ -127,6 +129,7 @@ struct TrainingConfig {
   std::string lr_schedule;
   std::int64_t warmup_epochs = 0;
   std::optional<double> gradient_clip_norm;
+  std::string mixed_precision;
   void validate() const;  // ValueError naming the field
 };
 
@@ -135,6 +138,7 @@ struct History {
   std::map<std::string, std::vector<double>> train_metrics, val_metrics;  // "accuracy" for classification
   std::optional<std::int64_t> best_epoch;
   bool stopped_early = false;
+  std::int64_t skipped_steps = 0;  // optimizer steps a float16 loss scaler skipped for an inf or nan gradient
   std::size_t epochs() const noexcept { return train_loss.size(); }
 };
 
