@@ -115,6 +115,7 @@ def complex_rows(device: str, repeat: int, quick: bool) -> list[tuple[str, ...]]
     mi = n // 2**20
     cases = [  # name, NumPy, Accelera, bytes moved (x z.nbytes) or None for compute-bound rows
         (f"multiply ({mi} Mi complex64)", lambda: z * w, lambda: tz * tw, 3),
+        (f"divide ({mi} Mi complex64)", lambda: z / w, lambda: tz / tw, 3),
         (f"add ({mi} Mi complex64)", lambda: z + w, lambda: tz + tw, 3),
         (f"abs ({mi} Mi complex64)", lambda: np.abs(z), lambda: acc.abs(tz), 1.5),
         (f"exp ({mi} Mi complex64)", lambda: np.exp(z), lambda: acc.exp(tz), 2),

@@ -202,6 +202,52 @@ TEST(SimdAccuracy, LogTanhSigmoidSampled) {
   }
 }
 
+// float sin and cos, reduced by pi/2 in double (unary.cpp): a prime-stride sweep of every exponent up to
+// 2^22 (past 2^20 the kernels hand lanes to libm), and the floats on either side of the multiples of pi/2
+// up to 10^6, where a float reduction would cancel. Bound: 1 ulp (the double result is rounded once more).
+TEST(SimdAccuracy, SinCosSampledAndNextToMultiplesOfHalfPi) {
+  using F = ks::UnaryFunction;
+  std::vector<float> near;
+  for (std::int64_t k = 1; k < 640000; k += 7) {
+    const float x = static_cast<float>(static_cast<double>(k) * 1.5707963267948966);
+    near.insert(near.end(), {x, std::nextafter(x, 0.0f), std::nextafter(x, 2e6f), -x});
+  }
+  for (F fn : {F::sin, F::cos}) {
+    const char* name = fn == F::sin ? "sin" : "cos";
+    const auto reference = [fn](float x) { return fn == F::sin ? std::sin(static_cast<long double>(x)) : std::cos(static_cast<long double>(x)); };
+    for_each_target([&](const std::string& target) {
+      Worst w;
+      std::vector<float> out(std::max(kChunk + 2, near.size()));
+      const auto check = [&](const float* x, std::size_t n) {
+        ks::unary(fn, x, out.data(), n, Store::cached);
+        for (std::size_t i = 0; i < n; ++i) w.update(ulp_error(out[i], static_cast<double>(reference(x[i]))), x[i]);
+      };
+      sweep_floats(4194304.0f, 4099, check);
+      check(near.data(), near.size());
+      EXPECT_LE(w.ulp, 1.0) << name << " on " << target << " at x = " << w.at;
+      std::printf("  %-8s %-8s worst %.2f ulp at x = %.9g\n", name, target.c_str(), w.ulp, w.at);
+    });
+  }
+  // Special values: signed zeros keep their sign in sin, inf and nan give nan, lanes past the vector range
+  // take libm's values beside lanes that do not.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float x[9] = {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 3e38f, 0.5f, 1e7f, -2.5f};
+  for_each_target([&](const std::string& target) {
+    float y[9], c[9];
+    ks::unary(F::sin, x, y, 9, Store::cached);
+    ks::unary(F::cos, x, c, 9, Store::cached);
+    EXPECT_TRUE(y[0] == 0.0f && !std::signbit(y[0])) << target;
+    EXPECT_TRUE(y[1] == 0.0f && std::signbit(y[1])) << target;
+    EXPECT_EQ(c[0], 1.0f);
+    EXPECT_EQ(c[1], 1.0f);
+    for (int i = 2; i < 5; ++i) EXPECT_TRUE(std::isnan(y[i]) && std::isnan(c[i])) << target << " " << x[i];
+    for (int i = 5; i < 9; ++i) {
+      EXPECT_LE(ulp_error(y[i], static_cast<double>(std::sin(static_cast<long double>(x[i])))), 1.0) << x[i];
+      EXPECT_LE(ulp_error(c[i], static_cast<double>(std::cos(static_cast<long double>(x[i])))), 1.0) << x[i];
+    }
+  });
+}
+
 TEST(SimdAccuracy, DoubleFunctionsOnRandomInputs) {
   using F = ks::UnaryFunction;
   std::mt19937_64 rng(15);

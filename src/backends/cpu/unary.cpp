@@ -1,7 +1,7 @@
 // Every unary element-wise function of ops/elementwise.hpp, generated from its one-line definition:
-// strided loops, with a vectorisable fast path for contiguous runs. Contiguous float runs of exp, log, tanh
-// and sigmoid go to the vectorised kernels of backends/cpu/simd/ (the same polynomials, dispatched at run
-// time; streaming stores for large outputs).
+// strided loops, with a vectorisable fast path for contiguous runs. Contiguous float runs of exp, log, tanh,
+// sigmoid, sin and cos go to the vectorised kernels of backends/cpu/simd/ (dispatched at run time;
+// streaming stores for large outputs).
 #include <type_traits>
 
 #include "backends/common/strided_loop.hpp"
@@ -44,6 +44,8 @@ ACC_CPU_UNARY_SIMD(exp)
 ACC_CPU_UNARY_SIMD(log)
 ACC_CPU_UNARY_SIMD(tanh)
 ACC_CPU_UNARY_SIMD(sigmoid)
+ACC_CPU_UNARY_SIMD(sin)
+ACC_CPU_UNARY_SIMD(cos)
 #undef ACC_CPU_UNARY_SIMD
 
 // T: the storage type of x; O: the output's (T, or bool for the functions that return bool).

@@ -1,4 +1,4 @@
-// Vectorised exp, log, tanh and sigmoid for any Highway target, float and double (no include guard on
+// Vectorised exp, log, tanh, sigmoid, sin and cos for any Highway target, float and double (no include guard on
 // purpose: foreach_target.h includes this once per target). The polynomials are those of the scalar
 // forms the CPU backend used before (Cephes-style reductions; see the accuracy figures in
 // tests/cpp/test_simd_kernels.cpp): exp within 1.5 ulp, log, tanh and sigmoid within a few ulp; inf,
@@ -217,6 +217,37 @@ HWY_INLINE Vec<D> sigmoid(D d, Vec<D> x) {
   const auto one = hn::Set(d, T(1));
   const auto e = exp(d, hn::Neg(hn::Abs(x)));
   return hn::Div(hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one), hn::Add(one, e));
+}
+
+// sin(x) (cosine: cos(x)) of double lanes with |x| <= kSinCosLimit (callers route other lanes, inf and nan
+// to libm). n = round(x 2/pi) and r = x - n pi/2 in three Cody-Waite parts (n * the first is exact for
+// |n| < 2^29), so r in [-pi/4, pi/4] is accurate to a few units of 1e-16 absolute; then Cephes' sin and
+// cos polynomials on r, chosen and signed by the quadrant n mod 4 (one more for cos).
+inline constexpr double kSinCosLimit = 1048576.0;  // 2^20
+
+template <class D>
+HWY_INLINE Vec<D> sin_cos_reduced(D d, Vec<D> x, bool cosine) {
+  static_assert(sizeof(hn::TFromD<D>) == 8, "the reduction needs double lanes");
+  const auto n = hn::Round(hn::Mul(x, hn::Set(d, 0.63661977236758134308)));  // 2/pi
+  auto r = hn::NegMulAdd(n, hn::Set(d, 1.57079625129699707031e+00), x);
+  r = hn::NegMulAdd(n, hn::Set(d, 7.54978941586159635335e-08), r);
+  r = hn::NegMulAdd(n, hn::Set(d, 5.39030285815811905290e-15), r);
+  const auto z = hn::Mul(r, r);
+  const auto sin_p = polynomial(d, z, 1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6,
+                                -1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1);
+  const auto sin_r = hn::MulAdd(hn::Mul(r, z), sin_p, r);
+  const auto cos_p = polynomial(d, z, -1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7,
+                                2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2);
+  const auto cos_r = hn::MulAdd(hn::Mul(z, z), cos_p, hn::NegMulAdd(z, hn::Set(d, 0.5), hn::Set(d, 1.0)));
+  // The quadrant q = (n + cosine) mod 4, from floors (no integer lanes): q odd takes cos(r), q >= 2 negates.
+  const auto m = cosine ? hn::Add(n, hn::Set(d, 1.0)) : n;
+  const auto half = hn::Floor(hn::Mul(m, hn::Set(d, 0.5)));
+  const auto odd = hn::Ne(hn::Add(half, half), m);
+  const auto negate = hn::Ne(hn::Mul(hn::Floor(hn::Mul(half, hn::Set(d, 0.5))), hn::Set(d, 2.0)), half);
+  const auto value = hn::IfThenElse(odd, cos_r, sin_r);
+  const auto signed_value = hn::IfThenElse(negate, hn::Neg(value), value);
+  // sin(-0) is -0: without an fma, x - n pi/2 of a negative zero comes out +0.
+  return cosine ? signed_value : hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, signed_value);
 }
 
 }  // namespace accelera::cpu::simd::HWY_NAMESPACE

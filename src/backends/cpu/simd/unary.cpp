@@ -1,9 +1,12 @@
-// Element-wise exp, log, tanh and sigmoid on contiguous runs, for every Highway target (Note [SIMD
-// dispatch] in targets.cpp).
+// Element-wise exp, log, tanh, sigmoid, sin and cos on contiguous runs, for every Highway target (Note
+// [SIMD dispatch] in targets.cpp).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd/unary.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+
+#include <cmath>
+#include <type_traits>
 
 #include "backends/cpu/simd/loops-inl.h"
 #include "backends/cpu/simd/math-inl.h"
@@ -11,6 +14,32 @@
 HWY_BEFORE_NAMESPACE();
 namespace accelera::cpu::simd::HWY_NAMESPACE {
 namespace {
+
+// float sin and cos through double lanes: the reduction by pi/2 in double keeps float results correctly
+// rounded but for rare double roundings, even next to multiples of pi (float's own Cody-Waite reduction
+// loses there). Vectors with a lane beyond kSinCosLimit, inf or nan take libm's sinf or cosf lane by lane.
+void sin_cos_float(bool cosine, const float* x, float* out, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;  // as many float lanes as dd has double lanes
+  const size_t lanes = hn::Lanes(dd);
+  const auto limit = hn::Set(dd, kSinCosLimit);
+  const auto one_vector = [&](const float* in, float* o, size_t count) {
+    const auto v = count == lanes ? hn::PromoteTo(dd, hn::LoadU(df, in)) : hn::PromoteTo(dd, load_partial(df, in, count));
+    if (hn::AllTrue(dd, hn::Le(hn::Abs(v), limit))) {
+      const auto y = hn::DemoteTo(df, sin_cos_reduced(dd, v, cosine));
+      if (count == lanes) {
+        hn::StoreU(y, df, o);
+      } else {
+        store_partial(df, y, o, count);
+      }
+      return;
+    }
+    for (size_t i = 0; i < count; ++i) o[i] = cosine ? std::cos(in[i]) : std::sin(in[i]);
+  };
+  size_t k = 0;
+  for (; k + lanes <= n; k += lanes) one_vector(x + k, out + k, lanes);
+  if (k < n) one_vector(x + k, out + k, n - k);
+}
 
 template <typename T>
 void apply(UnaryFunction fn, const T* x, T* out, std::int64_t len, Store store) {
@@ -33,6 +62,14 @@ void apply(UnaryFunction fn, const T* x, T* out, std::int64_t len, Store store) 
     case UnaryFunction::sigmoid:
       transform(
           d, out, n, store, [&](V v) { return sigmoid(d, v); }, x);
+      break;
+    case UnaryFunction::sin:
+    case UnaryFunction::cos:
+      if constexpr (std::is_same_v<T, float>) {
+        sin_cos_float(fn == UnaryFunction::cos, x, out, n);
+      } else {  // double keeps libm's: its reduction stays exact for every argument
+        for (size_t k = 0; k < n; ++k) out[k] = fn == UnaryFunction::cos ? std::cos(x[k]) : std::sin(x[k]);
+      }
       break;
   }
   finish_stores(store);
