@@ -49,6 +49,12 @@ bool gelu(DType dtype, bool tanh_form, std::int64_t rows, std::int64_t n, const 
 bool gelu_backward(DType dtype, bool tanh_form, std::int64_t count, const void* grad, const void* x, void* dx,
                    bool aligned, Launch launch);
 
+// The fused LSTM cell over (rows, hidden) units: gates and act (rows, 4 hidden), states (rows, hidden).
+bool lstm_cell(DType dtype, std::int64_t rows, std::int64_t hidden, const void* gates, const void* c_prev, void* h,
+               void* c, void* act, Launch launch);
+bool lstm_cell_backward(DType dtype, std::int64_t rows, std::int64_t hidden, const void* grad_h, const void* dc,
+                        const void* act, const void* c_prev, const void* c, void* d_gates, void* dc_prev, Launch launch);
+
 // mean and rstd are float (double for float64 rows); weight and bias may be null.
 bool layer_norm(DType dtype, const Rows& rows, double eps, const void* x, const void* weight, const void* bias,
                 void* out, void* mean, void* rstd, Target target);

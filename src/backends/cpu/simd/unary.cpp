@@ -24,14 +24,18 @@ void sin_cos_float(bool cosine, const float* x, float* out, size_t n) {
   const size_t lanes = hn::Lanes(dd);
   const auto limit = hn::Set(dd, kSinCosLimit);
   const auto one_vector = [&](const float* in, float* o, size_t count) {
-    const auto v = count == lanes ? hn::PromoteTo(dd, hn::LoadU(df, in)) : hn::PromoteTo(dd, load_partial(df, in, count));
+    hn::Vec<decltype(dd)> v;
+    if constexpr (hn::MaxLanes(df) > 1) {  // a one-lane target has no partial vectors
+      v = count == lanes ? hn::PromoteTo(dd, hn::LoadU(df, in)) : hn::PromoteTo(dd, load_partial(df, in, count));
+    } else {
+      v = hn::PromoteTo(dd, hn::LoadU(df, in));
+    }
     if (hn::AllTrue(dd, hn::Le(hn::Abs(v), limit))) {
       const auto y = hn::DemoteTo(df, sin_cos_reduced(dd, v, cosine));
-      if (count == lanes) {
-        hn::StoreU(y, df, o);
-      } else {
-        store_partial(df, y, o, count);
+      if constexpr (hn::MaxLanes(df) > 1) {
+        if (count != lanes) return store_partial(df, y, o, count);
       }
+      hn::StoreU(y, df, o);
       return;
     }
     for (size_t i = 0; i < count; ++i) o[i] = cosine ? std::cos(in[i]) : std::sin(in[i]);
