@@ -44,6 +44,13 @@ std::vector<int> parts_of(const std::vector<std::pair<std::int64_t, std::int64_t
   return out;
 }
 
+// The part (as parts_of gives it) holding each entry of `span` in the distribution `d` of the region at
+// (i, j), 1-based: along d's rows when `down`, along its columns otherwise.
+std::vector<int> parts_in(const std::vector<std::pair<std::int64_t, std::int64_t>>& span, bool down, const Descriptor& d,
+                          std::int64_t i, std::int64_t j, int nprow, int npcol) {
+  return down ? parts_of(span, i - 1, d.mb, d.rsrc, nprow, npcol) : parts_of(span, j - 1, d.nb, d.csrc, npcol, 1);
+}
+
 // Local indices grouped by the process part they go to (or come from): `part[i]` for each entry of `span`.
 // Destinations are separable (a row's part plus a column's part), so what one rank sends another is the
 // product of one row group and one column group.
@@ -73,10 +80,8 @@ void redistribute(const ProcessGrid& grid, std::int64_t rows, std::int64_t cols,
                  const auto my_rows = local_span(sd.m, sd.mb, grid.myrow, sd.rsrc, nprow, si - 1, src_rows);
                  const auto my_cols = local_span(sd.n, sd.nb, grid.mycol, sd.csrc, npcol, sj - 1, src_cols);
                  // A source row lands in a destination row (a column when transposed), and so on.
-                 const auto row_to = transpose ? parts_of(my_rows, dj - 1, dd.nb, dd.csrc, npcol, 1)
-                                               : parts_of(my_rows, di - 1, dd.mb, dd.rsrc, nprow, npcol);
-                 const auto col_to = transpose ? parts_of(my_cols, di - 1, dd.mb, dd.rsrc, nprow, npcol)
-                                               : parts_of(my_cols, dj - 1, dd.nb, dd.csrc, npcol, 1);
+                 const auto row_to = parts_in(my_rows, !transpose, dd, di, dj, nprow, npcol);
+                 const auto col_to = parts_in(my_cols, transpose, dd, di, dj, nprow, npcol);
                  const auto row_groups = groups(my_rows, row_to, row_parts, row_stride);
                  const auto col_groups = groups(my_cols, col_to, col_parts, col_stride);
                  std::int64_t total = 0;
@@ -126,20 +131,15 @@ void redistribute(const ProcessGrid& grid, std::int64_t rows, std::int64_t cols,
   // The destination's local elements from each source, in column-major order: the source's block as sent.
   const auto my_rows = local_span(dd.m, dd.mb, grid.myrow, dd.rsrc, nprow, di - 1, rows);
   const auto my_cols = local_span(dd.n, dd.nb, grid.mycol, dd.csrc, npcol, dj - 1, cols);
-  const auto row_from = transpose ? parts_of(my_rows, sj - 1, sd.nb, sd.csrc, npcol, 1)
-                                  : parts_of(my_rows, si - 1, sd.mb, sd.rsrc, nprow, npcol);
-  const auto col_from = transpose ? parts_of(my_cols, si - 1, sd.mb, sd.rsrc, nprow, npcol)
-                                  : parts_of(my_cols, sj - 1, sd.nb, sd.csrc, npcol, 1);
-  // Here a destination row comes from a source column when transposed: the parts swap their strides.
-  const int from_row_parts = transpose ? npcol : nprow, from_col_parts = transpose ? nprow : npcol;
-  const int from_row_stride = transpose ? 1 : npcol, from_col_stride = transpose ? npcol : 1;
-  const auto row_groups = groups(my_rows, row_from, from_row_parts, from_row_stride);
-  const auto col_groups = groups(my_cols, col_from, from_col_parts, from_col_stride);
-  for (int v = 0; v < from_row_parts; ++v)
-    for (int w = 0; w < from_col_parts; ++w) {
+  // A destination row comes from a source column when transposed, so the parts and strides are the
+  // sender's, mirrored.
+  const auto row_groups = groups(my_rows, parts_in(my_rows, !transpose, sd, si, sj, nprow, npcol), row_parts, row_stride);
+  const auto col_groups = groups(my_cols, parts_in(my_cols, transpose, sd, si, sj, nprow, npcol), col_parts, col_stride);
+  for (int v = 0; v < row_parts; ++v)
+    for (int w = 0; w < col_parts; ++w) {
       const auto& rs = row_groups[static_cast<std::size_t>(v)];
       const auto& cs = col_groups[static_cast<std::size_t>(w)];
-      const T* in = received.data() + recv_displs[static_cast<std::size_t>(v * from_row_stride + w * from_col_stride)];
+      const T* in = received.data() + recv_displs[static_cast<std::size_t>(v * row_stride + w * col_stride)];
       for (std::size_t l = 0; l < cs.size(); ++l)
         for (std::size_t k = 0; k < rs.size(); ++k) dst[cs[l] * dd.lld + rs[k]] = in[l * rs.size() + k];
     }

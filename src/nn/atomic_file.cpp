@@ -41,7 +41,7 @@ void FileWriter::write(const void* data, std::size_t bytes) const {
 void write_file_atomically(const std::string& path, const std::function<void(const FileWriter&)>& fill) {
   const std::filesystem::path final_path(path);
   const std::filesystem::path directory = final_path.has_parent_path() ? final_path.parent_path() : ".";
-  std::string temporary = (directory / ("." + final_path.filename().string() + ".XXXXXX.partial")).string();
+  std::string temporary = (directory / fmt::format(".{}.XXXXXX.partial", final_path.filename().string())).string();
   Descriptor file{::mkstemps(temporary.data(), 8)};
   if (file.fd < 0) throw Error(fmt::format("cannot create a temporary beside {}: {}", path, std::strerror(errno)));
   try {

@@ -42,22 +42,16 @@ void GpuProfiler::start(const std::string& name) {
 }
 
 double GpuProfiler::end(const std::string& name, std::optional<std::int64_t> memory_used, std::optional<int> device_id) {
-  {
-    std::lock_guard lock(m_mutex);
-    auto open = m_open.find(name);
-    if (open == m_open.end() || open->second.empty())
-      throw ValueError(fmt::format("end(\"{}\") without a matching start(\"{}\")", name, name));
-  }
   synchronize();
   const auto stop = Clock::now();
   std::vector<MemorySample> samples;
   for (const Device& d : m_devices) samples.push_back({stop, d, accelera::memory_stats(d).current_bytes});
   std::lock_guard lock(m_mutex);
-  auto& starts = m_open[name];
-  if (starts.empty())  // another thread closed it meanwhile
+  auto open = m_open.find(name);
+  if (open == m_open.end() || open->second.empty())
     throw ValueError(fmt::format("end(\"{}\") without a matching start(\"{}\")", name, name));
-  const auto start = starts.back();
-  starts.pop_back();
+  const auto start = open->second.back();
+  open->second.pop_back();
   m_regions.push_back({name, start, stop - start, memory_used, device_id});
   m_memory.insert(m_memory.end(), samples.begin(), samples.end());
   return seconds(stop - start);
