@@ -15,10 +15,20 @@ template <typename U, U inf>
 constexpr U float_key(U bits) {
   constexpr U sign = static_cast<U>(U{1} << (sizeof(U) * 8 - 1));
   const U magnitude = static_cast<U>(bits & static_cast<U>(~sign));
-  // Selects rather than branches: the sign is random in typical data.
-  U key = (bits & sign) != 0 ? static_cast<U>(~bits) : static_cast<U>(bits | sign);
+  // Arithmetic rather than a branch (the sign is random in typical data), so loops of keys vectorise:
+  // negative elements are complemented, others get the sign bit.
+  const U negative = static_cast<U>(U{0} - static_cast<U>(bits >> (sizeof(U) * 8 - 1)));
+  U key = static_cast<U>(bits ^ static_cast<U>(negative | sign));
   key = magnitude == 0 ? sign : key;
   return magnitude > inf ? static_cast<U>(~U{0}) : key;
+}
+
+// The element whose key is `key`: exact for every key but the two that several elements share (zero: +0.0;
+// NaN: the positive quiet NaN with every payload bit set).
+template <typename U>
+constexpr U float_element(U key) {
+  constexpr U sign = static_cast<U>(U{1} << (sizeof(U) * 8 - 1));
+  return (key & sign) != 0 ? static_cast<U>(key & static_cast<U>(~sign)) : static_cast<U>(~key);
 }
 
 template <typename U>
@@ -31,7 +41,9 @@ constexpr bool float_is_nan(U bits) {
   return static_cast<U>(bits & static_cast<U>(~static_cast<U>(U{1} << (sizeof(U) * 8 - 1)))) > inf;
 }
 
-// key(bits): the sort key; is_nan(bits): whether the element is a NaN (each NaN is its own unique value).
+// key(bits): the sort key; is_nan(bits): whether the element is a NaN (each NaN is its own unique value);
+// element(key): the element of a key (key's inverse where kSharedKeys is false; for floats, +0.0 and one NaN
+// stand for the keys that several elements share).
 template <DType>
 struct SortKey;
 template <>
@@ -39,24 +51,32 @@ struct SortKey<DType::f32> {
   using Bits = std::uint32_t;
   static constexpr Bits key(Bits b) { return float_key<Bits, 0x7F800000u>(b); }
   static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7F800000u>(b); }
+  static constexpr Bits element(Bits k) { return float_element(k); }
+  static constexpr bool kSharedKeys = true;
 };
 template <>
 struct SortKey<DType::f64> {
   using Bits = std::uint64_t;
   static constexpr Bits key(Bits b) { return float_key<Bits, 0x7FF0000000000000ull>(b); }
   static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7FF0000000000000ull>(b); }
+  static constexpr Bits element(Bits k) { return float_element(k); }
+  static constexpr bool kSharedKeys = true;
 };
 template <>
 struct SortKey<DType::f16> {
   using Bits = std::uint16_t;
   static constexpr Bits key(Bits b) { return float_key<Bits, 0x7C00>(b); }
   static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7C00>(b); }
+  static constexpr Bits element(Bits k) { return float_element(k); }
+  static constexpr bool kSharedKeys = true;
 };
 template <>
 struct SortKey<DType::bf16> {
   using Bits = std::uint16_t;
   static constexpr Bits key(Bits b) { return float_key<Bits, 0x7F80>(b); }
   static constexpr bool is_nan(Bits b) { return float_is_nan<Bits, 0x7F80>(b); }
+  static constexpr Bits element(Bits k) { return float_element(k); }
+  static constexpr bool kSharedKeys = true;
 };
 // Signed integers: the sign bit flipped; unsigned ones are their own keys.
 template <typename B>
@@ -64,12 +84,16 @@ struct SignedIntegerKey {
   using Bits = B;
   static constexpr Bits key(Bits b) { return signed_key(b); }
   static constexpr bool is_nan(Bits) { return false; }
+  static constexpr Bits element(Bits k) { return signed_key(k); }
+  static constexpr bool kSharedKeys = false;
 };
 template <typename B>
 struct UnsignedIntegerKey {
   using Bits = B;
   static constexpr Bits key(Bits b) { return b; }
   static constexpr bool is_nan(Bits) { return false; }
+  static constexpr Bits element(Bits k) { return k; }
+  static constexpr bool kSharedKeys = false;
 };
 template <>
 struct SortKey<DType::i8> : SignedIntegerKey<std::uint8_t> {};
@@ -92,6 +116,8 @@ struct SortKey<DType::boolean> {
   using Bits = std::uint8_t;
   static constexpr Bits key(Bits b) { return b; }
   static constexpr bool is_nan(Bits) { return false; }
+  static constexpr Bits element(Bits k) { return k; }
+  static constexpr bool kSharedKeys = false;
 };
 
 // Calls fn(SortKey<dtype>{}) for the runtime dtype.

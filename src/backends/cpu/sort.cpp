@@ -1,9 +1,11 @@
-// sort and argsort of the rows of a contiguous matrix on the CPU (Note [CPU radix sort] in radix_sort.hpp):
-// many rows are shared among threads, one row at a time; a long row is split among threads itself.
+// sort and argsort of the rows of a contiguous matrix on the CPU: 32- and 64-bit keys by vqsort (Note [CPU
+// vector sort] in vector_sort.hpp), narrower ones and very short rows by Note [CPU radix sort] in
+// radix_sort.hpp. Many rows are shared among threads, one row at a time; a long row is split among threads.
 #include <omp.h>
 
 #include "accelera/core/error.hpp"
 #include "backends/cpu/radix_sort.hpp"
+#include "backends/cpu/vector_sort.hpp"
 #include "backends/common/sort_keys.hpp"
 #include "ops/sort.hpp"
 
@@ -23,8 +25,15 @@ void sort_kernel(const Tensor& x, const Tensor& values, const Tensor& indices, b
     U* val = values.defined() ? static_cast<U*>(values.data_ptr()) : nullptr;
     std::int64_t* at = indices.defined() ? indices.data<std::int64_t>() : nullptr;
     const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+    using Traits = decltype(traits);
+    const bool vector = n > radix_detail::kInsertionLimit && vector_sort_applies<U>(n, at != nullptr);
     const auto row = [&](std::int64_t r, int row_threads) {
-      radix_sort_row(src + r * n, n, val ? val + r * n : nullptr, at ? at + r * n : nullptr, flip, key, row_threads);
+      U* row_values = val ? val + r * n : nullptr;
+      std::int64_t* row_indices = at ? at + r * n : nullptr;
+      if constexpr (sizeof(U) >= 4) {
+        if (vector) return vector_sort_row<Traits>(src + r * n, n, row_values, row_indices, flip, row_threads);
+      }
+      radix_sort_row(src + r * n, n, row_values, row_indices, flip, key, row_threads);
     };
     if (rows >= threads || rows * n < (1 << 15)) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && rows > 1 && rows * n >= (1 << 15))
