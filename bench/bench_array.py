@@ -58,7 +58,8 @@ def numpy_program(X, pts, xs, ys):
 
 
 def sort_rows(device: str, repeat: int, quick: bool, copy_of) -> list[tuple[str, ...]]:
-    """Rows of sort, argsort and unique_values (float32): best of interleaved rounds, against NumPy."""
+    """Rows of sort, argsort and unique_values (float32; on the CPU also sorts of int32, uint64 and float64):
+    best of interleaved rounds, against NumPy."""
     rng = np.random.default_rng(1)
     sizes = [(1_000_000,), (1000, 1000)] + ([] if quick or device != "cpu" else [(10_000_000,), (100, 100_000)])
     rows = []
@@ -68,17 +69,28 @@ def sort_rows(device: str, repeat: int, quick: bool, copy_of) -> list[tuple[str,
         label = "x".join(str(d) for d in shape)
         copy_time = copy_of(t)
         cases = [
-            ("sort", lambda: np.sort(x, axis=-1), lambda: np.sort(x, axis=-1, kind="stable"),
-             lambda: acc.sort(t, axis=-1)),
-            ("argsort", lambda: np.argsort(x, axis=-1), lambda: np.argsort(x, axis=-1, kind="stable"),
-             lambda: acc.argsort(t, axis=-1)),
+            (f"sort ({label} float32)", lambda: np.sort(x, axis=-1), lambda: np.sort(x, axis=-1, kind="stable"),
+             lambda: acc.sort(t, axis=-1), copy_time),
+            (f"argsort ({label} float32)", lambda: np.argsort(x, axis=-1),
+             lambda: np.argsort(x, axis=-1, kind="stable"), lambda: acc.argsort(t, axis=-1), copy_time),
         ]
         if len(shape) == 1:
             xi = rng.integers(0, shape[0] // 10, shape).astype(np.float32)  # about 10 repeats of each value
             ti = acc.asarray(xi, device=device)
-            cases.append(("unique_values (~10% distinct)", lambda: np.unique(xi), None,
-                          lambda: acc.unique_values(ti)))
-        for name, np_default, np_stable, acc_fn in cases:
+            cases.append((f"unique_values (~10% distinct) ({label} float32)", lambda: np.unique(xi), None,
+                          lambda: acc.unique_values(ti), copy_time))
+        if len(shape) == 1 and shape[0] == 1_000_000 and not quick and device == "cpu":
+            # Other key widths: 4 Mi elements uniform over the type's range (float64: standard normal).
+            for dt in ("int32", "uint64", "float64"):
+                if dt == "float64":
+                    xw = rng.standard_normal(4 << 20)
+                else:
+                    info = np.iinfo(dt)
+                    xw = rng.integers(info.min, info.max, 4 << 20, dtype=dt, endpoint=True)
+                tw = acc.asarray(xw, device=device)
+                cases.append((f"sort (4 Mi {dt})", lambda xw=xw: np.sort(xw), lambda xw=xw: np.sort(xw, kind="stable"),
+                              lambda tw=tw: acc.sort(tw), copy_of(tw)))
+        for case, np_default, np_stable, acc_fn, case_copy_time in cases:
             t_acc = t_def = t_stab = float("inf")
             for _ in range(3):  # interleaved rounds
                 t_acc = min(t_acc, best_time(lambda: sync(acc_fn()), repeat))
@@ -89,8 +101,7 @@ def sort_rows(device: str, repeat: int, quick: bool, copy_of) -> list[tuple[str,
             ratio = "-"
             if device == "cpu":
                 ratio = f"{t_def / t_acc:.2f}x default" + (f", {t_stab / t_acc:.2f}x stable" if np_stable else "")
-            rows.append((device, f"{name} ({label} float32)", f"{t_acc * 1e3:.2f} ms", f"{copy_time / t_acc:.0%}",
-                         ratio))
+            rows.append((device, case, f"{t_acc * 1e3:.2f} ms", f"{case_copy_time / t_acc:.0%}", ratio))
     return rows
 
 
