@@ -275,3 +275,43 @@ TEST(Reduce, AxisValidation) {
     EXPECT_EQ(run(k, full(Shape{}, 2.0), axes({}), false).shape(), (Shape{}));
   }
 }
+
+// argmax/argmin of long contiguous runs (read in blocks of 4096 on the CPU): the first extremum when it
+// recurs in later blocks and within its block, the first nan wherever it lies, a run of one repeated
+// value, and the best in the last, partial block. Checked against a scalar scan.
+TEST(Reduce, ArgExtremumOfLongRunsFindsTheFirst) {
+  std::mt19937_64 rng(61);
+  const std::int64_t n = 3 * 4096 + 5;
+  for (DType dt : {DType::f32, DType::f64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    for (const bool is_max : {true, false}) {
+      const auto fn = is_max ? &accelera::argmax : &accelera::argmin;
+      const double best = is_max ? 2.0 : -2.0;
+      const auto first_of = [&](const Tensor& v) {
+        std::int64_t at = 0;
+        for (std::int64_t i = 1; i < n; ++i) {
+          const double a = get(v, {i}), b = get(v, {at});
+          if (std::isnan(b)) break;
+          if (std::isnan(a) || (is_max ? a > b : a < b)) at = i;
+        }
+        return at;
+      };
+      const auto expect_first = [&](const Tensor& v, const std::string& what) {
+        const std::int64_t want = first_of(v);
+        EXPECT_EQ(get(fn(v, std::nullopt, false), {}), static_cast<double>(want)) << what << (is_max ? " argmax" : " argmin");
+      };
+      Tensor v = random_tensor(Shape{n}, dt, rng);
+      set(v, {9000}, best), set(v, {5000}, best), set(v, {5001}, best), set(v, {12000}, best);
+      expect_first(v, "recurring best");  // 5000: block 1, before its later copies
+      set(v, {4095}, best);
+      expect_first(v, "best at a block's end");
+      set(v, {10000}, kNaN), set(v, {12290}, kNaN);
+      expect_first(v, "nan after the best");
+      Tensor w = random_tensor(Shape{n}, dt, rng);
+      set(w, {n - 1}, best);
+      expect_first(w, "best in the partial last block");
+      Tensor same = full(Shape{n}, is_max ? -kInf : kInf, dt);
+      expect_first(same, "one repeated value");  // 0
+    }
+  }
+}

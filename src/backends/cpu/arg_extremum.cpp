@@ -4,6 +4,7 @@
 // (argmax over axis 0 of a row-major matrix), whole rows are compared at once so memory is read in order.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -42,15 +43,24 @@ struct Candidate {
 // Runs shorter than this are scanned directly: the vectorised passes' dispatch costs more than the run.
 constexpr std::int64_t kShortRun = 32;
 
-// The best of reduced elements [begin, end) of the output at x_base. Contiguous float runs take two
-// vectorised passes: the run's extremum, then the first index holding it.
-// Folds the run of `len` elements at p (index r onwards) into best.
+// Contiguous float runs are read once from memory, in blocks this long (16-32 KiB, within L1).
+constexpr std::int64_t kBlock = 4096;
+
+// Folds the run of `len` elements at p (index r onwards) into best. A contiguous float run takes each
+// block's extremum by a vectorised pass, keeps the first block holding the best (a nan is the best, as
+// better() says), and finds the first index of that value in that block alone.
 template <bool kMax, typename T>
 void scan_run(const T* p, std::int64_t len, std::int64_t stride, std::int64_t r, Candidate<T>& best) {
   if constexpr (std::is_floating_point_v<T>) {
     if (stride == 1 && len >= kShortRun) {
-      const T value = kMax ? simd::max(p, len) : simd::min(p, len);
-      const Candidate<T> run{value, r + simd::first_index(p, len, value)};
+      T value{};
+      std::int64_t block = -1;
+      for (std::int64_t b = 0; b < len; b += kBlock) {
+        const std::int64_t n = std::min(kBlock, len - b);
+        const T v = kMax ? simd::max(p + b, n) : simd::min(p + b, n);
+        if (block < 0 || better<kMax>(v, value)) value = v, block = b;
+      }
+      const Candidate<T> run{value, r + block + simd::first_index(p + block, std::min(kBlock, len - block), value)};
       if (best.index < 0 || better<kMax>(run.value, best.value)) best = run;
       return;
     }
