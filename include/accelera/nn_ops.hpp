@@ -138,6 +138,26 @@ struct LstmCellGrads {
 ACC_API LstmCellGrads lstm_cell_backward(const Tensor& grad_h, const Tensor& dc, const Tensor& act,
                                          const Tensor& c_prev, const Tensor& c);
 
+// ---- the GRU cell -----------------------------------------------------------------------------------------
+
+// One GRU step's element-wise part, fused, in PyTorch's gate order r, z, n: from the input's gates
+// input_gates = x W_ih^T + b_ih and the hidden side's hidden_gates = h_prev W_hh^T + b_hh (batch, 3 hidden)
+// and the previous hidden state h_prev (batch, hidden): r = sigmoid(input_r + hidden_r), z likewise,
+// n = tanh(input_n + r hidden_n), the new hidden state h = (1 - z) n + z h_prev, and act (batch, 3 hidden)
+// holding r, z, n for the backward.
+struct GruCellResult {
+  Tensor h, act;
+};
+ACC_API GruCellResult gru_cell(const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& h_prev);
+// The step's backward: from h's gradient grad_h and the forward's act, hidden_gates and h_prev: the
+// gradients of input_gates and hidden_gates, and dh_prev = grad_h z, h_prev's gradient apart from the one
+// through hidden_gates (add d_hidden W_hh for the whole of it).
+struct GruCellGrads {
+  Tensor d_input_gates, d_hidden_gates, dh_prev;
+};
+ACC_API GruCellGrads gru_cell_backward(const Tensor& grad_h, const Tensor& act, const Tensor& hidden_gates,
+                                       const Tensor& h_prev);
+
 // A whole LSTM layer in one direction over a sequence, in one kernel (where the device has one: see
 // `accelera info --ops`): x (length, batch, input), the initial states h0 and c0 (batch, hidden), PyTorch's
 // weights w_ih (4 hidden, input) and w_hh (4 hidden, hidden) in the gate order i, f, g, o, and one bias

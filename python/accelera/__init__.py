@@ -60,6 +60,8 @@ from ._nn import (
     linear_gelu,
     log_softmax,
     log_softmax_backward,
+    gru_cell,
+    gru_cell_backward,
     lstm_cell,
     lstm_cell_backward,
     lstm_sequence,
@@ -183,7 +185,7 @@ __all__ = [
     "set_memory_budget", "sigmoid", "sqrt", "square", "subtract", "sum", "supports", "tanh", "uint8", "uint16", "uint32", "uint64", "use_cpu_blas", "zeros",
     # fused neural-network ops
     "attention", "attention_backward", "backends", "bias_gelu", "col2im", "conv", "conv_backward", "gelu", "gelu_backward", "im2col", "layer_norm",
-    "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "lstm_cell", "lstm_cell_backward", "lstm_sequence", "lstm_sequence_backward", "gru_sequence", "gru_sequence_backward", "max_pool", "max_pool_backward", "softmax", "softmax_backward",
+    "layer_norm_backward", "linear_gelu", "log_softmax", "log_softmax_backward", "lstm_cell", "lstm_cell_backward", "gru_cell", "gru_cell_backward", "lstm_sequence", "lstm_sequence_backward", "gru_sequence", "gru_sequence_backward", "max_pool", "max_pool_backward", "softmax", "softmax_backward",
     # reductions and statistics
     "all", "any", "argmax", "argmin", "count_nonzero", "cumulative_prod", "cumulative_sum", "diff", "min", "nonzero", "prod", "std", "var",
     # the array API standard's namespace (docs/array-api.md)

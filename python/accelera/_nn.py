@@ -222,6 +222,24 @@ def lstm_cell_backward(grad_h, dc, act, c_prev, c):
     return _core.lstm_cell_backward(grad_h, dc, act, c_prev, c)
 
 
+def gru_cell(input_gates, hidden_gates, h_prev):
+    """One GRU step's element-wise part, fused, in PyTorch's gate order r, z, n: from the input's gates
+    ``x @ w_ih.T + b_ih`` and the hidden side's ``h_prev @ w_hh.T + b_hh`` (batch, 3 hidden) and the previous
+    hidden state (batch, hidden), ``(h, act)``: the new hidden state ``(1 - z) n + z h_prev`` and act (r, z,
+    n) that :func:`gru_cell_backward` reads. One kernel where the device has it
+    (``accelera.supports(device, "gru_cell", dtype)``)."""
+    input_gates, hidden_gates, h_prev = _operands(input_gates, hidden_gates, h_prev)
+    return _core.gru_cell(input_gates, hidden_gates, h_prev)
+
+
+def gru_cell_backward(grad_h, act, hidden_gates, h_prev):
+    """The gradients of :func:`gru_cell`: ``(d_input_gates, d_hidden_gates, dh_prev)`` from the hidden
+    state's gradient and the forward's act, hidden_gates and h_prev; dh_prev is ``grad_h z``, h_prev's
+    gradient apart from the one through the hidden gates (add ``d_hidden_gates @ w_hh``)."""
+    grad_h, act, hidden_gates, h_prev = _operands(grad_h, act, hidden_gates, h_prev)
+    return _core.gru_cell_backward(grad_h, act, hidden_gates, h_prev)
+
+
 def _forward_result(forward, count: int, producer: str):
     """The tensors of a sequence op's result, as a backward takes them back."""
     if not isinstance(forward, (tuple, list)) or len(forward) != count or \

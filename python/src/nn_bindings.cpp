@@ -193,6 +193,20 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("grad_h"), nb::arg("dc"), nb::arg("act"), nb::arg("c_prev"), nb::arg("c"), release);
   m.def(
+      "gru_cell",
+      [](const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& h_prev) {
+        auto r = gru_cell(input_gates, hidden_gates, h_prev);
+        return std::make_tuple(r.h, r.act);
+      },
+      nb::arg("input_gates"), nb::arg("hidden_gates"), nb::arg("h_prev"), release);
+  m.def(
+      "gru_cell_backward",
+      [](const Tensor& grad_h, const Tensor& act, const Tensor& hidden_gates, const Tensor& h_prev) {
+        auto r = gru_cell_backward(grad_h, act, hidden_gates, h_prev);
+        return std::make_tuple(r.d_input_gates, r.d_hidden_gates, r.dh_prev);
+      },
+      nb::arg("grad_h"), nb::arg("act"), nb::arg("hidden_gates"), nb::arg("h_prev"), release);
+  m.def(
       "lstm_sequence",
       [](const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih, const Tensor& w_hh,
          const OptTensor& bias, bool reverse) {

@@ -221,6 +221,7 @@ Variable gru_direction(const Variable& x, const Variable& h0, const Variable& w_
       return Grads{d.dx, d.dh0, d.dw_ih, d.dw_hh, d.db_ih, d.db_hh};
     });
   }
+  const bool fused = supports(x.device(), "gru_cell", x.dtype());
   const Tensor xw = input_projection(in.x, in.w_ih, in.b_ih, Tensor()), w_hh_t = in.w_hh.T();
   Tensor h = h0.value();
   std::vector<Tensor> hs(static_cast<std::size_t>(length));
@@ -229,6 +230,12 @@ Variable gru_direction(const Variable& x, const Variable& h0, const Variable& w_
     Tensor gh = matmul(h, w_hh_t);
     if (in.b_hh.defined()) gh = add(gh, in.b_hh);
     const Tensor gx = xw.select(0, t);
+    if (fused) {  // one kernel for the step's element-wise part
+      GruCellResult r = gru_cell(gx, gh, h);
+      saved[static_cast<std::size_t>(t)] = {r.act, gh, h, Tensor()};
+      hs[static_cast<std::size_t>(t)] = h = r.h;
+      continue;
+    }
     const Tensor rz = sigmoid(add(gx.slice(1, 0, 2 * hidden), gh.slice(1, 0, 2 * hidden)));
     const Tensor gh_n = gh.slice(1, 2 * hidden, 3 * hidden);
     const Tensor n = tanh(add(gx.slice(1, 2 * hidden, 3 * hidden), multiply(rz.slice(1, 0, hidden), gh_n)));
@@ -236,13 +243,21 @@ Variable gru_direction(const Variable& x, const Variable& h0, const Variable& w_
     saved[static_cast<std::size_t>(t)] = {rz, n, gh_n, h};
     hs[static_cast<std::size_t>(t)] = h = h_next;
   }
-  return Variable::from_op("gru", stack(hs), recorded, [in, h0v = h0.value(), hs, saved, reverse, length, hidden](const Tensor& grad) {
+  return Variable::from_op("gru", stack(hs), recorded, [in, h0v = h0.value(), hs, saved, fused, reverse, length, hidden](const Tensor& grad) {
     Tensor dh_carry;
     std::vector<Tensor> d_input(static_cast<std::size_t>(length)), d_hidden(static_cast<std::size_t>(length));
     for (std::int64_t t : steps(length, !reverse)) {
+      const Tensor dh = dh_carry.defined() ? add(grad.select(0, t), dh_carry) : grad.select(0, t).contiguous();
+      if (fused) {
+        const auto& k = saved[static_cast<std::size_t>(t)];  // act, hidden gates, h_prev
+        GruCellGrads r = gru_cell_backward(dh, k[0], k[1], k[2]);
+        d_input[static_cast<std::size_t>(t)] = r.d_input_gates;
+        d_hidden[static_cast<std::size_t>(t)] = r.d_hidden_gates;
+        dh_carry = add(r.dh_prev, matmul(r.d_hidden_gates, in.w_hh));
+        continue;
+      }
       const auto& [rz, n, gh_n, h_prev] = saved[static_cast<std::size_t>(t)];
       const Tensor r = rz.slice(1, 0, hidden), z = rz.slice(1, hidden, 2 * hidden);
-      const Tensor dh = dh_carry.defined() ? add(grad.select(0, t), dh_carry) : grad.select(0, t).contiguous();
       const Tensor dn = multiply(multiply(dh, one_minus(z)), one_minus(square(n)));
       const Tensor drz = multiply(rz, one_minus(rz));  // sigmoid' for r and z
       const Tensor dr = multiply(multiply(dn, gh_n), drz.slice(1, 0, hidden));

@@ -5,28 +5,13 @@
 
 #include "accelera/nn_ops.hpp"
 #include "accelera/op_table.hpp"
-#include "op_table.hpp"
+#include "op_table_cells.hpp"
 
 namespace acc_test::op_table {
 
 namespace {
 
-using Floats = std::vector<double>;
-
-double sigmoid(double z) { return 1.0 / (1.0 + std::exp(-z)); }
-
-// A host tensor of dt holding `values` (row-major), each rounded to dt.
-Tensor from_values(const Floats& values, const Shape& shape, DType dt) {
-  const Tensor t = Tensor::empty(shape, dt, Device::cpu());
-  for_each_index(shape, [&](const Index& i, std::int64_t lin) { set(t, i, values[static_cast<std::size_t>(lin)]); });
-  return t;
-}
-
-// (batch, hidden): one row, primes, a batch of 0, and a width past a vector of every ISA.
-const std::vector<std::pair<std::int64_t, std::int64_t>>& cell_shapes() {
-  static const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{1, 1}, {3, 7}, {0, 5}, {13, 17}, {5, 33}};
-  return shapes;
-}
+using namespace cells;
 
 struct CellRef {
   Floats h, c, act, h_mag, c_mag;

@@ -4,15 +4,13 @@
 #include <cmath>
 
 #include "accelera/nn_ops.hpp"
-#include "op_table.hpp"
+#include "op_table_cells.hpp"
 
 namespace acc_test::op_table {
 
 namespace {
 
-using Floats = std::vector<double>;
-
-double sigmoid(double z) { return 1.0 / (1.0 + std::exp(-z)); }
+using namespace cells;
 
 struct SeqShape {
   std::int64_t length, batch, input, hidden;

@@ -278,6 +278,7 @@ Row layer_norm_backward_row() {
 std::vector<Row> softmax_rows();
 std::vector<Row> attention_rows();
 std::vector<Row> lstm_rows();
+std::vector<Row> gru_rows();  // op_table_gru_rows.cpp
 
 std::vector<Row> nn_rows() {
   std::vector<Row> out = {gelu_row(), gelu_backward_row(), linear_gelu_row(), layer_norm_row(),
@@ -285,6 +286,7 @@ std::vector<Row> nn_rows() {
   for (auto& row : softmax_rows()) out.push_back(std::move(row));
   for (auto& row : attention_rows()) out.push_back(std::move(row));
   for (auto& row : lstm_rows()) out.push_back(std::move(row));
+  for (auto& row : gru_rows()) out.push_back(std::move(row));
   return out;
 }
 

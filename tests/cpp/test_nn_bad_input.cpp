@@ -52,6 +52,25 @@ TEST(NnBadInput, TypedErrorsAndInputsUnchanged) {
   expect_error<ValueError>([] { accelera::gelu_approximation_from_name("fast"); }, "tanh", {});
 }
 
+TEST(NnBadInput, RecurrentCellsNameTheOperandThatIsWrong) {
+  std::mt19937_64 rng(5);
+  const Tensor gates3 = random_tensor(Shape{2, 9}, DType::f32, rng), gates4 = random_tensor(Shape{2, 12}, DType::f32, rng);
+  const Tensor not_three = random_tensor(Shape{2, 8}, DType::f32, rng), state = random_tensor(Shape{2, 3}, DType::f32, rng);
+  const Tensor wide_state = random_tensor(Shape{2, 4}, DType::f32, rng), state64 = random_tensor(Shape{2, 3}, DType::f64, rng);
+  const Tensor act_i = Tensor::empty(Shape{2, 9}, DType::i32);
+  expect_error<ShapeError>([&] { accelera::gru_cell(not_three, gates3, state); }, "input_gates must be (batch, 3 * hidden)",
+                           {not_three, gates3, state});
+  expect_error<ShapeError>([&] { accelera::gru_cell(gates3, gates3, wide_state); }, "h_prev", {gates3, wide_state});
+  expect_error<ShapeError>([&] { accelera::gru_cell(gates3, gates4, state); }, "hidden_gates", {gates3, gates4, state});
+  expect_error<DTypeError>([&] { accelera::gru_cell(gates3, gates3, state64); }, "float64", {gates3, state64});
+  expect_error<DTypeError>([&] { accelera::gru_cell_backward(state, act_i, gates3, state); }, "int32",
+                           {state, act_i, gates3});
+  expect_error<ShapeError>([&] { accelera::gru_cell_backward(wide_state, gates3, gates3, state); }, "grad_h",
+                           {wide_state, gates3, state});
+  expect_error<ShapeError>([&] { accelera::lstm_cell(gates3, state); }, "(batch, 4 * hidden)", {gates3, state});
+  expect_error<ShapeError>([&] { accelera::lstm_cell(gates4, wide_state); }, "c_prev", {gates4, wide_state});
+}
+
 TEST(NnBadInput, HalfTypesAreNotComputedOnTheCpu) {
   const Tensor x = Tensor::empty(Shape{3}, DType::f16);
   expect_error<accelera::NotSupportedError>([&] { accelera::gelu(x); }, "gelu does not compute float16 on cpu", {});

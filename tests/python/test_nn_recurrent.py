@@ -133,6 +133,27 @@ def test_gradients_match_central_differences(kind, config):
     check_module_gradients(module, RNG.standard_normal(shape))
 
 
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_composed_cells_match_the_fused_ones(kind, monkeypatch):
+    """Where a device has no fused cell (Notes [Fused LSTM cell], [Fused GRU cell]), each step's element-wise
+    part is composed of namespace ops: the same outputs and gradients as the fused kernels (float64)."""
+    from accelera.nn import _recurrent
+    length, batch, features, hidden = 5, 3, 4, 6
+    x = RNG.standard_normal((length, batch, features))
+    h0 = RNG.standard_normal((2, batch, hidden))
+    results = []
+    for fused in (True, False):
+        monkeypatch.setattr(_recurrent, "_has_fused_cell", lambda t, op="lstm_cell", fused=fused: fused)
+        rnn = getattr(nn, kind)(features, hidden, bidirectional=True, dtype="float64", seed=2)
+        xa, ha = acc.asarray(x).requires_grad_(True), acc.asarray(h0).requires_grad_(True)
+        out, finals = rnn(xa, (ha, acc.asarray(h0)) if kind == "LSTM" else ha)
+        h_n = finals[0] if kind == "LSTM" else finals
+        (acc.sum(out * out) + acc.sum(h_n)).backward()
+        results.append([out.numpy(), xa.grad.numpy(), ha.grad.numpy()] + [p.grad.numpy() for p in rnn.parameters()])
+    for fused, composed in zip(*results):
+        np.testing.assert_allclose(fused, composed, rtol=1e-12, atol=1e-13)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
 def test_matches_pytorch_forward_and_gradients(device, kind):

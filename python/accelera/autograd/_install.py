@@ -35,7 +35,7 @@ _UNGUARDED = {
     "broadcast_shapes", "devices", "memory_stats", "default_device", "supports", "op_table",
     # the explicit backward kernels are the rules' building blocks; they run under no_grad in a backward
     "gelu_backward", "layer_norm_backward", "softmax_backward", "log_softmax_backward", "attention_backward",
-    "max_pool_backward", "conv_backward", "lstm_cell_backward", "lstm_sequence_backward",
+    "max_pool_backward", "conv_backward", "lstm_cell_backward", "gru_cell_backward", "lstm_sequence_backward",
     "gru_sequence_backward",
 }
 

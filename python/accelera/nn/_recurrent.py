@@ -8,8 +8,8 @@ before the loop; the loop does the (batch, hidden) x (hidden, gates) GEMM and th
 step. Backward through time runs the loop in reverse, keeps the gates' gradients of every step, and makes
 the weights' and the input's gradients as three GEMMs over all steps at the end. The autograd graph holds
 one node per layer and direction, where recording each step's ops would hold a dozen per step. Where the
-device has it, each step's element-wise part is one fused kernel each way (accelera.lstm_cell, Note [Fused
-LSTM cell]); the GRU's steps are still composed of namespace ops. Where the device runs a whole layer
+device has it, each step's element-wise part is one fused kernel each way (accelera.lstm_cell and
+accelera.gru_cell, Notes [Fused LSTM cell] and [Fused GRU cell]). Where the device runs a whole layer
 in one kernel (Note [Recurrent sequence kernels]: oneDNN's RNN primitive on the CPU, float32), the Function
 hands it the sequence both ways instead of looping here.
 """
@@ -32,11 +32,11 @@ from ._layers import _positive, _rng
 from ._module import Module, Parameter
 
 
-def _has_fused_cell(x) -> bool:
-    """Whether x's device runs the fused LSTM cell in x's dtype (every backend does in float32 and float64;
-    elsewhere the step's element-wise part is composed of namespace ops)."""
+def _has_fused_cell(x, op: str = "lstm_cell") -> bool:
+    """Whether x's device runs the fused cell (op: "lstm_cell" or "gru_cell") in x's dtype (every backend
+    does in float32 and float64; elsewhere the step's element-wise part is composed of namespace ops)."""
     from .. import supports
-    return supports(x.device, "lstm_cell", x.dtype)
+    return supports(x.device, op, x.dtype)
 
 
 def _has_sequence_kernel(x, op: str) -> bool:
@@ -177,11 +177,17 @@ class _GRUDirection(Function):
         w_hh_t = w_hh.T
         h = h0
         hs, saved = [None] * x.shape[0], [None] * x.shape[0]
+        ctx.fused = _has_fused_cell(x, "gru_cell")
         for t in _steps(x.shape[0], reverse):
             gh = O.matmul(h, w_hh_t)
             if b_hh is not None:
                 gh = O.add(gh, b_hh)
             gx = xw[t]
+            if ctx.fused:  # Note [Fused GRU cell]: one kernel for the step's element-wise part
+                h_next, act = N.gru_cell(gx, gh, h)
+                saved[t] = (act, gh, h)
+                hs[t] = h = h_next
+                continue
             rz = O.sigmoid(O.add(gx[:, :2 * hidden], gh[:, :2 * hidden]))
             gh_n = gh[:, 2 * hidden:]
             n = O.tanh(O.add(gx[:, 2 * hidden:], O.multiply(rz[:, :hidden], gh_n)))
@@ -204,9 +210,14 @@ class _GRUDirection(Function):
         dh_carry = None
         d_input_gates, d_hidden_gates = [None] * length, [None] * length
         for t in _steps(length, not reverse):
+            dh = grad[t] if dh_carry is None else O.add(grad[t], dh_carry)
+            if ctx.fused:
+                act, gh, h_prev = saved[t]
+                d_input_gates[t], d_hidden_gates[t], dh_direct = N.gru_cell_backward(dh, act, gh, h_prev)
+                dh_carry = O.add(dh_direct, O.matmul(d_hidden_gates[t], w_hh))
+                continue
             rz, n, gh_n, h_prev = saved[t]
             r, z = rz[:, :hidden], rz[:, hidden:]
-            dh = grad[t] if dh_carry is None else O.add(grad[t], dh_carry)
             dn = O.multiply(O.multiply(dh, O.subtract(1.0, z)), O.subtract(1.0, O.square(n)))
             drz = O.multiply(rz, O.subtract(1.0, rz))  # sigmoid' for r and z
             dr = O.multiply(O.multiply(dn, gh_n), drz[:, :hidden])

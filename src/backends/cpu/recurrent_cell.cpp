@@ -1,4 +1,5 @@
-// lstm_cell and lstm_cell_backward on the CPU (Note [Fused LSTM cell] in ops/recurrent_cell.hpp): rows over
+// lstm_cell, gru_cell and their backward passes on the CPU (Notes [Fused LSTM cell] and [Fused GRU cell] in
+// ops/recurrent_cell.hpp): rows over
 // threads only past the measured parallel grain (a step of a 128 x 128 LSTM is 64k gate values, below it on
 // a 2-core VM, where waking the workers costs more than the step); each row's sigmoids and tanhs run
 // through the vectorised unary kernels, the products and sums are plain loops the compiler vectorises.
@@ -54,6 +55,45 @@ void lstm_backward(const T* grad_h, const T* dc_in, const T* act, const T* c_pre
   });
 }
 
+template <typename T>
+void gru_forward(const T* input_gates, const T* hidden_gates, const T* h_prev, T* h, T* act, std::int64_t batch,
+                 std::int64_t hidden) {
+  simd::ensure_target_selected();
+  for_each_row(batch, 3 * hidden, [&](std::int64_t row) {
+    const T *xg = input_gates + row * 3 * hidden, *hg = hidden_gates + row * 3 * hidden, *hp = h_prev + row * hidden;
+    T* a = act + row * 3 * hidden;
+    for (std::int64_t k = 0; k < 2 * hidden; ++k) a[k] = xg[k] + hg[k];
+    simd::unary(UnaryFunction::sigmoid, a, a, 2 * hidden, Store::cached);  // r, z
+    const T *r = a, *z = a + hidden;
+    T* n = a + 2 * hidden;
+    for (std::int64_t k = 0; k < hidden; ++k) n[k] = xg[2 * hidden + k] + r[k] * hg[2 * hidden + k];
+    simd::unary(UnaryFunction::tanh, n, n, hidden, Store::cached);
+    T* hr = h + row * hidden;
+    for (std::int64_t k = 0; k < hidden; ++k) hr[k] = n[k] + z[k] * (hp[k] - n[k]);
+  });
+}
+
+template <typename T>
+void gru_backward(const T* grad_h, const T* act, const T* hidden_gates, const T* h_prev, T* d_input, T* d_hidden,
+                  T* dh_prev, std::int64_t batch, std::int64_t hidden) {
+  for_each_row(batch, 3 * hidden, [&](std::int64_t row) {
+    const T* a = act + row * 3 * hidden;
+    const T *r = a, *z = a + hidden, *n = a + 2 * hidden, *hn = hidden_gates + row * 3 * hidden + 2 * hidden;
+    const T *dh = grad_h + row * hidden, *hp = h_prev + row * hidden;
+    T *di = d_input + row * 3 * hidden, *dhg = d_hidden + row * 3 * hidden, *dhp = dh_prev + row * hidden;
+    for (std::int64_t k = 0; k < hidden; ++k) {
+      const T dn = dh[k] * (T(1) - z[k]) * (T(1) - n[k] * n[k]);
+      const T dr = dn * hn[k] * r[k] * (T(1) - r[k]);
+      const T dz = dh[k] * (hp[k] - n[k]) * z[k] * (T(1) - z[k]);
+      di[k] = dhg[k] = dr;
+      di[hidden + k] = dhg[hidden + k] = dz;
+      di[2 * hidden + k] = dn;
+      dhg[2 * hidden + k] = dn * r[k];
+      dhp[k] = dh[k] * z[k];
+    }
+  });
+}
+
 void lstm_cell_kernel(const Tensor& gates, const Tensor& c_prev, const Tensor& h, const Tensor& c, const Tensor& act) {
   dispatch_float(gates.dtype(), "lstm_cell", [&](auto t) {
     using T = decltype(t);
@@ -70,11 +110,32 @@ void lstm_cell_backward_kernel(const Tensor& grad_h, const Tensor& dc, const Ten
   });
 }
 
+void gru_cell_kernel(const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& h_prev, const Tensor& h,
+                     const Tensor& act) {
+  dispatch_float(h.dtype(), "gru_cell", [&](auto t) {
+    using T = decltype(t);
+    gru_forward(input_gates.data<T>(), hidden_gates.data<T>(), h_prev.data<T>(), h.data<T>(), act.data<T>(), h.dim(0),
+                h.dim(1));
+  });
+}
+
+void gru_cell_backward_kernel(const Tensor& grad_h, const Tensor& act, const Tensor& hidden_gates,
+                              const Tensor& h_prev, const Tensor& d_input, const Tensor& d_hidden,
+                              const Tensor& dh_prev) {
+  dispatch_float(act.dtype(), "gru_cell_backward", [&](auto t) {
+    using T = decltype(t);
+    gru_backward(grad_h.data<T>(), act.data<T>(), hidden_gates.data<T>(), h_prev.data<T>(), d_input.data<T>(),
+                 d_hidden.data<T>(), dh_prev.data<T>(), dh_prev.dim(0), dh_prev.dim(1));
+  });
+}
+
 }  // namespace
 
 ACC_REGISTER_KERNELS {
   register_kernel(op::lstm_cell, DeviceKind::cpu, dtypes::floating, &lstm_cell_kernel);
   register_kernel(op::lstm_cell_backward, DeviceKind::cpu, dtypes::floating, &lstm_cell_backward_kernel);
+  register_kernel(op::gru_cell, DeviceKind::cpu, dtypes::floating, &gru_cell_kernel);
+  register_kernel(op::gru_cell_backward, DeviceKind::cpu, dtypes::floating, &gru_cell_backward_kernel);
 }
 
 }  // namespace accelera::cpu

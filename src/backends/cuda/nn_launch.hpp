@@ -54,6 +54,12 @@ bool lstm_cell(DType dtype, std::int64_t rows, std::int64_t hidden, const void* 
                void* c, void* act, Launch launch);
 bool lstm_cell_backward(DType dtype, std::int64_t rows, std::int64_t hidden, const void* grad_h, const void* dc,
                         const void* act, const void* c_prev, const void* c, void* d_gates, void* dc_prev, Launch launch);
+// The GRU cell (Note [Fused GRU cell] in ops/recurrent_cell.hpp): (rows, 3 hidden) gates, (rows, hidden) states.
+bool gru_cell(DType dtype, std::int64_t rows, std::int64_t hidden, const void* input_gates, const void* hidden_gates,
+              const void* h_prev, void* h, void* act, Launch launch);
+bool gru_cell_backward(DType dtype, std::int64_t rows, std::int64_t hidden, const void* grad_h, const void* act,
+                       const void* hidden_gates, const void* h_prev, void* d_input, void* d_hidden, void* dh_prev,
+                       Launch launch);
 
 // mean and rstd are float (double for float64 rows); weight and bias may be null.
 bool layer_norm(DType dtype, const Rows& rows, double eps, const void* x, const void* weight, const void* bias,
