@@ -1,5 +1,7 @@
 #include "core/kernel_table.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
@@ -92,6 +94,56 @@ ErasedKernel find_kernel(std::string_view op, const void* schema, const Device& 
             "{} does not compute {} on {}: the device has no {} arithmetic (convert with astype)", op,
             dtype_name(dtype), device.str(), dtype_name(dtype));
   return entry.kernel;
+}
+
+}  // namespace detail
+
+// ---- observers (Note [Kernel observers]) -------------------------------------------------------------
+
+namespace {
+
+struct Observers {
+  std::mutex mutex;
+  std::vector<std::pair<std::uint64_t, KernelObserver>> list;
+  std::uint64_t next_id = 0;
+  std::atomic<bool> any{false};
+};
+
+Observers& observers() {
+  static Observers o;
+  return o;
+}
+
+}  // namespace
+
+KernelObservation::KernelObservation(KernelObserver observer) {
+  Observers& o = observers();
+  std::lock_guard lock(o.mutex);
+  m_id = o.next_id++;
+  o.list.emplace_back(m_id, std::move(observer));
+  o.any.store(true, std::memory_order_relaxed);
+}
+
+KernelObservation::~KernelObservation() {
+  Observers& o = observers();
+  std::lock_guard lock(o.mutex);
+  std::erase_if(o.list, [this](const auto& entry) { return entry.first == m_id; });
+  o.any.store(!o.list.empty(), std::memory_order_relaxed);
+}
+
+namespace detail {
+
+bool kernels_observed() noexcept { return observers().any.load(std::memory_order_relaxed); }
+
+std::chrono::steady_clock::time_point settle(const Device& device) {
+  if (!device.is_cpu()) device_interface(device).synchronize(device.index);
+  return std::chrono::steady_clock::now();
+}
+
+void report_kernel(const KernelEvent& event) {
+  Observers& o = observers();
+  std::lock_guard lock(o.mutex);
+  for (const auto& [id, observer] : o.list) observer(event);
 }
 
 }  // namespace detail

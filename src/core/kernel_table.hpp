@@ -9,10 +9,23 @@
 // is caught at registration (an internal error) instead of being called through the wrong type.
 // The table is filled during static initialisation and read concurrently afterwards; accelera info --ops
 // and docs/ops.md print it (accelera/op_table.hpp).
+//
+// Note [Kernel observers]
+// A profiler can ask to see every kernel the ops run (accelera::nn::GpuProfiler with record_ops).
+// kernel_for returns a KernelCall: while nothing observes, it calls the kernel (the price is one relaxed
+// atomic load per call); while something does, it waits for the device's queue before and after the
+// kernel, so the interval between is the kernel's own time on OpenCL and CUDA too (the queue is serialised
+// meanwhile: profile to see where time goes, not to measure peak throughput), and hands the op's name, the
+// device and the interval to every observer. A kernel that runs other ops' kernels (a CPU matmul zeroing
+// its output, an OpenCL FFT scaling its result) reports those as well, inside its own interval.
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "accelera/core/device.hpp"
@@ -83,9 +96,65 @@ bool register_kernel(const OpSchema<Fn>& schema, DeviceKind kind, DTypeSet dtype
   return detail::add_kernel(schema.name, &schema, kind, dtypes, reinterpret_cast<detail::ErasedKernel>(kernel));
 }
 
+// One kernel run, as observers see it (Note [Kernel observers]).
+struct KernelEvent {
+  std::string_view op;
+  Device device;
+  std::chrono::steady_clock::time_point start, stop;
+};
+using KernelObserver = std::function<void(const KernelEvent&)>;
+
+// Registers an observer for as long as the object lives. Observers are called from the thread that ran
+// the kernel, possibly from several threads at once.
+class KernelObservation {
+ public:
+  explicit KernelObservation(KernelObserver observer);
+  ~KernelObservation();
+  KernelObservation(const KernelObservation&) = delete;
+  KernelObservation& operator=(const KernelObservation&) = delete;
+
+ private:
+  std::uint64_t m_id;
+};
+
+namespace detail {
+bool kernels_observed() noexcept;
+// Waits for the device's queue (nothing on the CPU) and returns the time after.
+std::chrono::steady_clock::time_point settle(const Device& device);
+void report_kernel(const KernelEvent& event);
+}  // namespace detail
+
+// A kernel of the table, bound to the op's name and device so that observers can be told of its runs.
 template <typename Fn>
-Fn* kernel_for(const OpSchema<Fn>& schema, const Device& device, DType dtype) {
-  return reinterpret_cast<Fn*>(detail::find_kernel(schema.name, &schema, device, dtype));
+class KernelCall;
+template <typename R, typename... Args>
+class KernelCall<R(Args...)> {
+ public:
+  KernelCall(R (*kernel)(Args...), std::string_view op, const Device& device)
+      : m_kernel(kernel), m_op(op), m_device(device) {}
+
+  R operator()(Args... args) const {
+    if (!detail::kernels_observed()) return m_kernel(std::forward<Args>(args)...);
+    const auto start = detail::settle(m_device);
+    if constexpr (std::is_void_v<R>) {
+      m_kernel(std::forward<Args>(args)...);
+      detail::report_kernel({m_op, m_device, start, detail::settle(m_device)});
+    } else {
+      R result = m_kernel(std::forward<Args>(args)...);
+      detail::report_kernel({m_op, m_device, start, detail::settle(m_device)});
+      return result;
+    }
+  }
+
+ private:
+  R (*m_kernel)(Args...);
+  std::string_view m_op;
+  Device m_device;
+};
+
+template <typename Fn>
+KernelCall<Fn> kernel_for(const OpSchema<Fn>& schema, const Device& device, DType dtype) {
+  return {reinterpret_cast<Fn*>(detail::find_kernel(schema.name, &schema, device, dtype)), schema.name, device};
 }
 
 }  // namespace accelera

@@ -8,6 +8,7 @@
 #include "accelera/core/allocator.hpp"
 #include "accelera/core/error.hpp"
 #include "accelera/core/registry.hpp"
+#include "core/kernel_table.hpp"
 #include "atomic_file.hpp"
 
 namespace accelera::nn {
@@ -26,7 +27,25 @@ double seconds(GpuProfiler::Clock::duration d) { return std::chrono::duration<do
 
 GpuProfiler::GpuProfiler() : GpuProfiler(every_device()) {}
 
-GpuProfiler::GpuProfiler(std::vector<Device> devices) : m_devices(std::move(devices)), m_origin(Clock::now()) {}
+GpuProfiler::GpuProfiler(std::vector<Device> devices, bool record_ops)
+    : m_devices(std::move(devices)), m_origin(Clock::now()) {
+  if (record_ops) this->record_ops();
+}
+
+GpuProfiler::~GpuProfiler() = default;
+
+void GpuProfiler::record_ops() {
+  if (m_observation) return;
+  m_observation = std::make_unique<KernelObservation>([this](const KernelEvent& e) {
+    std::vector<MemorySample> samples;
+    for (const Device& d : m_devices) samples.push_back({e.stop, d, accelera::memory_stats(d).current_bytes});
+    std::lock_guard lock(m_mutex);
+    m_regions.push_back({std::string(e.op), e.start, e.stop - e.start, std::nullopt, e.device.index, "op", e.device});
+    m_memory.insert(m_memory.end(), samples.begin(), samples.end());
+  });
+}
+
+void GpuProfiler::stop() { m_observation.reset(); }
 
 void GpuProfiler::synchronize() const {
   for (const Device& d : m_devices)
@@ -59,30 +78,36 @@ double GpuProfiler::end(const std::string& name, std::optional<std::int64_t> mem
 
 std::vector<GpuProfiler::Row> GpuProfiler::summary() const {
   std::lock_guard lock(m_mutex);
-  std::map<std::string, Row> by_name;
-  double all = 0;
+  std::map<std::pair<std::string, std::string>, Row> by_name;
+  std::map<std::string, double> category_total;
   for (const auto& r : m_regions) {
-    Row& row = by_name[r.name];
+    Row& row = by_name[{r.category, r.name}];
+    row.category = r.category;
     row.name = r.name;
     row.count += 1;
     row.total_s += seconds(r.duration);
-    all += seconds(r.duration);
+    category_total[r.category] += seconds(r.duration);
   }
   std::vector<Row> rows;
-  for (auto& [name, row] : by_name) {
+  for (auto& [key, row] : by_name) {
+    const double all = category_total[row.category];
     row.mean_s = row.total_s / static_cast<double>(row.count);
     row.share = all > 0 ? row.total_s / all : 0.0;
     rows.push_back(row);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total_s > b.total_s; });
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if ((a.category == "region") != (b.category == "region")) return a.category == "region";
+    return a.total_s > b.total_s;
+  });
   return rows;
 }
 
 void GpuProfiler::print_summary(std::ostream& out) const {
-  out << fmt::format("{:<32} {:>7} {:>10} {:>10} {:>7}\n", "region", "count", "total ms", "mean us", "share");
+  out << fmt::format("{:<7} {:<32} {:>7} {:>10} {:>10} {:>7}\n", "kind", "name", "count", "total ms", "mean us",
+                     "share");
   for (const Row& r : summary())
-    out << fmt::format("{:<32} {:>7} {:>10.3f} {:>10.1f} {:>6.1f}%\n", r.name.substr(0, 32), r.count, r.total_s * 1e3,
-                       r.mean_s * 1e6, r.share * 100);
+    out << fmt::format("{:<7} {:<32} {:>7} {:>10.3f} {:>10.1f} {:>6.1f}%\n", r.category, r.name.substr(0, 32), r.count,
+                       r.total_s * 1e3, r.mean_s * 1e6, r.share * 100);
   std::map<std::string, std::int64_t> peaks;
   for (const auto& s : memory_timeline()) {
     auto& peak = peaks[s.device.str()];
@@ -100,9 +125,11 @@ void GpuProfiler::export_chrome_trace(const std::string& path) const {
   for (const auto& r : regions()) {
     nlohmann::json args = nlohmann::json::object();
     if (r.memory_used) args["memory_used"] = *r.memory_used;
-    if (r.device_id) args["device_id"] = *r.device_id;
-    events.push_back({{"name", r.name}, {"cat", "region"}, {"ph", "X"}, {"pid", 0}, {"tid", 0}, {"ts", micros(r.start)},
-                      {"dur", std::chrono::duration<double, std::micro>(r.duration).count()}, {"args", args}});
+    if (r.device) args["device"] = r.device->str();
+    else if (r.device_id) args["device_id"] = *r.device_id;
+    events.push_back({{"name", r.name}, {"cat", r.category}, {"ph", "X"}, {"pid", 0}, {"tid", r.device ? 1 : 0},
+                      {"ts", micros(r.start)}, {"dur", std::chrono::duration<double, std::micro>(r.duration).count()},
+                      {"args", args}});
   }
   for (const auto& s : memory_timeline())
     events.push_back({{"name", "memory " + s.device.str()}, {"ph", "C"}, {"pid", 0}, {"ts", micros(s.when)},

@@ -40,7 +40,7 @@ std::optional<ComplexBinary> complex_binary_of(std::string_view name) {
 // The kernel of a complex function on x's device, or NotSupportedError naming the function (not the
 // table's internal op).
 template <typename Fn>
-Fn* complex_kernel(const OpSchema<Fn>& schema, std::string_view name, const Device& device, DType dtype) {
+KernelCall<Fn> complex_kernel(const OpSchema<Fn>& schema, std::string_view name, const Device& device, DType dtype) {
   ACC_CHECK(supports(device, schema.name, dtype), NotSupportedError, "{} of {} tensors is not implemented on {}",
             name, dtype_name(dtype), device.str());
   return kernel_for(schema, device, dtype);

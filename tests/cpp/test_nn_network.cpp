@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "accelera/nn.hpp"
 #include "helpers.hpp"
@@ -402,6 +404,49 @@ TEST(NnProfiler, RegionsNestRepeatAndExportAChromeTrace) {
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
   EXPECT_EQ(files, 1u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(NnProfiler, RecordsEveryKernelOnEveryDeviceUntilStopped) {
+  std::vector<Device> devices;
+  for (const auto& d : accelera::devices()) devices.push_back(d.device);
+  nn::GpuProfiler profiler(devices, true);
+  std::mt19937_64 rng(8);
+  for (const Device& device : devices) {
+    const Tensor a = random_tensor(Shape{32, 32}, DType::f32, rng).to(device);
+    for (int i = 0; i < 2; ++i) (void)accelera::matmul(accelera::add(a, a), a);
+  }
+  profiler.stop();
+  (void)accelera::add(accelera::ones(Shape{4}), accelera::ones(Shape{4}));  // not recorded
+  std::map<std::string, std::int64_t> counts;
+  std::set<std::string> op_devices;
+  for (const auto& r : profiler.regions()) {
+    ASSERT_EQ(r.category, "op");
+    ASSERT_TRUE(r.device.has_value());
+    EXPECT_GE(r.duration.count(), 0);
+    counts[r.name] += 1;
+    op_devices.insert(r.device->str());
+  }
+  // Each device ran 2 adds and 2 matmuls (a device's matmul may run other kernels too, a fill for one).
+  EXPECT_EQ(counts["add"], 2 * static_cast<std::int64_t>(devices.size()));
+  EXPECT_EQ(counts["matmul"], 2 * static_cast<std::int64_t>(devices.size()));
+  EXPECT_EQ(op_devices.size(), devices.size());
+  const auto rows = profiler.summary();
+  ASSERT_FALSE(rows.empty());
+  double shares = 0;
+  for (const auto& row : rows) shares += row.share;
+  EXPECT_NEAR(shares, 1.0, 1e-9);  // one category: the ops' shares add up to all of it
+  // A region beside the ops: listed first, with its own share.
+  profiler.start("after");
+  profiler.end("after");
+  EXPECT_EQ(profiler.summary().front().category, "region");
+  EXPECT_NEAR(profiler.summary().front().share, 1.0, 1e-12);
+  const auto dir = scratch_dir("profiler_ops");
+  profiler.export_chrome_trace((dir / "trace.json").string());
+  std::ifstream in(dir / "trace.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"cat\":\"op\""), std::string::npos);
+  EXPECT_NE(text.find("\"name\":\"matmul\""), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
