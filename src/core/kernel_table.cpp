@@ -102,8 +102,10 @@ ErasedKernel find_kernel(std::string_view op, const void* schema, const Device& 
 
 namespace {
 
+// Reports take the lock shared, so kernels on several threads report at once; registering takes it
+// exclusively, and so waits for reports in flight (an observer never runs after its KernelObservation is gone).
 struct Observers {
-  std::mutex mutex;
+  std::shared_mutex mutex;
   std::vector<std::pair<std::uint64_t, KernelObserver>> list;
   std::uint64_t next_id = 0;
   std::atomic<bool> any{false};
@@ -118,7 +120,7 @@ Observers& observers() {
 
 KernelObservation::KernelObservation(KernelObserver observer) {
   Observers& o = observers();
-  std::lock_guard lock(o.mutex);
+  std::unique_lock lock(o.mutex);
   m_id = o.next_id++;
   o.list.emplace_back(m_id, std::move(observer));
   o.any.store(true, std::memory_order_relaxed);
@@ -126,7 +128,7 @@ KernelObservation::KernelObservation(KernelObserver observer) {
 
 KernelObservation::~KernelObservation() {
   Observers& o = observers();
-  std::lock_guard lock(o.mutex);
+  std::unique_lock lock(o.mutex);
   std::erase_if(o.list, [this](const auto& entry) { return entry.first == m_id; });
   o.any.store(!o.list.empty(), std::memory_order_relaxed);
 }
@@ -142,7 +144,7 @@ std::chrono::steady_clock::time_point settle(const Device& device) {
 
 void report_kernel(const KernelEvent& event) {
   Observers& o = observers();
-  std::lock_guard lock(o.mutex);
+  std::shared_lock lock(o.mutex);
   for (const auto& [id, observer] : o.list) observer(event);
 }
 

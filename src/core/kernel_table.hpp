@@ -105,7 +105,9 @@ struct KernelEvent {
 using KernelObserver = std::function<void(const KernelEvent&)>;
 
 // Registers an observer for as long as the object lives. Observers are called from the thread that ran
-// the kernel, possibly from several threads at once.
+// the kernel, possibly from several threads at once, and must neither run kernels nor create or destroy a
+// KernelObservation (the registry's lock is held while they run). A kernel run inside another kernel (a
+// nested op) is reported inside the outer one's interval: op times are inclusive.
 class KernelObservation {
  public:
   explicit KernelObservation(KernelObserver observer);

@@ -34,18 +34,23 @@ GpuProfiler::GpuProfiler(std::vector<Device> devices, bool record_ops)
 
 GpuProfiler::~GpuProfiler() = default;
 
+// m_observation has a lock of its own: taking m_mutex here would deadlock against a report in flight,
+// which holds the registry's lock and waits for m_mutex.
 void GpuProfiler::record_ops() {
+  std::lock_guard switching(m_observation_mutex);
   if (m_observation) return;
   m_observation = std::make_unique<KernelObservation>([this](const KernelEvent& e) {
-    std::vector<MemorySample> samples;
-    for (const Device& d : m_devices) samples.push_back({e.stop, d, accelera::memory_stats(d).current_bytes});
+    const MemorySample sample{e.stop, e.device, accelera::memory_stats(e.device).current_bytes};
     std::lock_guard lock(m_mutex);
     m_regions.push_back({std::string(e.op), e.start, e.stop - e.start, std::nullopt, e.device.index, "op", e.device});
-    m_memory.insert(m_memory.end(), samples.begin(), samples.end());
+    m_memory.push_back(sample);
   });
 }
 
-void GpuProfiler::stop() { m_observation.reset(); }
+void GpuProfiler::stop() {
+  std::lock_guard switching(m_observation_mutex);
+  m_observation.reset();
+}
 
 void GpuProfiler::synchronize() const {
   for (const Device& d : m_devices)

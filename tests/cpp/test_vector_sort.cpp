@@ -107,8 +107,9 @@ void check_all() {
                           Pattern::ascending, Pattern::descending}) {
     for (const bool descending : {false, true}) {
       for (const std::int64_t n : sizes) check_against_radix<dt, T>(n, 1, p, descending);
-      // Long rows: as many buckets as threads.
+      // Long rows: as many buckets as threads, and a row too short for all 5 threads (2 buckets).
       for (const int threads : {2, 3, 4, 5}) check_against_radix<dt, T>((1 << 16) * threads + 11, threads, p, descending);
+      check_against_radix<dt, T>((1 << 17) + 11, 5, p, descending);
     }
   }
 }
@@ -116,6 +117,7 @@ void check_all() {
 TEST(VectorSort, Float32SameAsRadixSort) { check_all<DType::f32, float>(); }
 TEST(VectorSort, Float64SameAsRadixSort) { check_all<DType::f64, double>(); }
 TEST(VectorSort, Int32SameAsRadixSort) { check_all<DType::i32, std::int32_t>(); }
+TEST(VectorSort, Uint32SameAsRadixSort) { check_all<DType::u32, std::uint32_t>(); }
 TEST(VectorSort, Uint64SameAsRadixSort) { check_all<DType::u64, std::uint64_t>(); }
 TEST(VectorSort, Int64SameAsRadixSort) { check_all<DType::i64, std::int64_t>(); }
 

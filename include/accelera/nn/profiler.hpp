@@ -5,7 +5,7 @@
 // Trace Event format, which Perfetto and chrome://tracing open). With record_ops it also times every kernel
 // the ops run, each on its own (Note [Kernel observers] in src/core/kernel_table.hpp: the device's queue is
 // waited for before and after each, so the times are the devices' and the queue is serialised), as
-// Python's accelera.profiler times every namespace op.
+// Python's accelera.profiler times every namespace op; each op also samples its device's memory.
 #include <chrono>
 #include <cstdint>
 #include <iosfwd>
@@ -68,7 +68,8 @@ class ACC_API GpuProfiler {
   double end(const std::string& name, std::optional<std::int64_t> memory_used = std::nullopt,
              std::optional<int> device_id = std::nullopt);
 
-  // One row per (category, name): the regions first, each category's longest total first.
+  // One row per (category, name): the regions first, each category's longest total first. Op times are
+  // inclusive: a kernel that runs another op's kernel (a matmul zeroing its output) contains its time.
   std::vector<Row> summary() const;
   // The rows, then each device's peak memory over the samples.
   void print_summary(std::ostream& out) const;
@@ -89,6 +90,7 @@ class ACC_API GpuProfiler {
   std::map<std::string, std::vector<Clock::time_point>> m_open;
   std::vector<Region> m_regions;
   std::vector<MemorySample> m_memory;
+  std::mutex m_observation_mutex;  // record_ops() and stop()
   // Last, so that it is gone (and no kernel reports here) before the rest is destroyed.
   std::unique_ptr<KernelObservation> m_observation;
 };

@@ -61,7 +61,9 @@ class Buckets {
     std::uint64_t state = 0x9E3779B97F4A7C15ull;
     for (K& s : sample) {
       state = state * 6364136223846793005ull + 1442695040888963407ull;
-      s = make_key(static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(n)));
+      // The high half of state * n: a position over the whole row, however long.
+      const auto at = static_cast<std::int64_t>((static_cast<unsigned __int128>(state) * static_cast<std::uint64_t>(n)) >> 64);
+      s = make_key(at);
     }
     std::sort(sample.begin(), sample.end(), [](const K& a, const K& b) { return less(a, b); });
     for (int b = 1; b < buckets; ++b) splitters_.push_back(sample[static_cast<std::size_t>(samples * b / buckets)]);
@@ -175,18 +177,19 @@ void refill_shared_key(const U* x, std::int64_t n, U* values, U flip, U key) {
   }
 }
 
-// Whether some element of x[0, n) is not the element of its key: a -0.0, or a NaN other than the one
-// Traits::element gives. Selects of one width and no call of Traits::key, so that the loop vectorises.
+// Which shared keys (Note [CPU vector sort]) need their runs refilled: whether x[0, n) holds a -0.0, and
+// whether it holds a NaN other than the one Traits::element gives. Selects of one width and no call of
+// Traits::key, so that the loop vectorises.
 template <typename Traits, typename U>
-bool has_shared_keys(const U* __restrict x, std::int64_t n) {
+std::pair<bool, bool> shared_keys_to_refill(const U* __restrict x, std::int64_t n) {
   constexpr U nan = Traits::element(kNanKey<U>);
-  U found = 0;
+  U zeros = 0, nans = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     const U b = x[i];
-    // -0.0 has the zero key's bits; one reduction statement, or the loop does not vectorise.
-    found |= ((b == kZeroKey<U>) | (Traits::is_nan(b) & (b != nan))) ? U{1} : U{0};
+    zeros |= b == kZeroKey<U> ? U{1} : U{0};  // -0.0 has the zero key's bits
+    nans |= (Traits::is_nan(b) & (b != nan)) ? U{1} : U{0};
   }
-  return found != 0;
+  return {zeros != 0, nans != 0};
 }
 
 template <typename Traits, typename U>
@@ -197,9 +200,9 @@ void sort_elements(const U* x, std::int64_t n, U* values, U flip, int threads) {
       n, threads, values, [x, flip](std::int64_t i) { return static_cast<U>(Traits::key(x[i]) ^ flip); },
       [values, flip](std::int64_t at, U k) { values[at] = Traits::element(static_cast<U>(k ^ flip)); });
   if constexpr (Traits::kSharedKeys) {
-    if (!has_shared_keys<Traits>(x, n)) return;
-    refill_shared_key<Traits>(x, n, values, flip, kZeroKey<U>);
-    refill_shared_key<Traits>(x, n, values, flip, kNanKey<U>);
+    const auto [zeros, nans] = shared_keys_to_refill<Traits>(x, n);
+    if (zeros) refill_shared_key<Traits>(x, n, values, flip, kZeroKey<U>);
+    if (nans) refill_shared_key<Traits>(x, n, values, flip, kNanKey<U>);
   }
 }
 
