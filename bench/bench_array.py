@@ -1,7 +1,7 @@
 """The array namespace against NumPy, in one run: element-wise functions, reductions, random numbers, and
 an ordinary NumPy program run unchanged on Accelera arrays.
 
-    python bench/bench_array.py [--quick] [--markdown] [--devices cpu,opencl:0] [--only sort|complex]
+    python bench/bench_array.py [--quick] [--markdown] [--devices cpu,opencl:0] [--only sort|complex|reduce]
 
 Rows on "cpu" give NumPy's time / Accelera's (> 1: Accelera is faster), each the best of several runs after
 a warm-up, NumPy and Accelera interleaved. Every row also gives Accelera's throughput (bytes read and
@@ -11,7 +11,8 @@ Monte-Carlo estimate of pi) written against NumPy and called with Accelera array
 protocols, against the same function on NumPy arrays. The sort rows (``--only sort`` runs them alone) time
 sort, argsort and unique_values of float32 against NumPy's default sort (an AVX-512/AVX2 quicksort, not
 stable) and its stable sort (kind="stable"); Accelera's sort is always stable. ``--only complex`` times
-complex64 functions and products and the Fourier transforms against NumPy.
+complex64 functions and products and the Fourier transforms against NumPy. ``--only reduce`` times the
+reductions (sum, min, argmax, std, over everything, rows and columns) and the copy anchor alone.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--devices", default=",".join(d["device"] for d in acc.devices()))
-    parser.add_argument("--only", choices=["sort", "complex"], help="run only these rows")
+    parser.add_argument("--only", choices=["sort", "complex", "reduce"], help="run only these rows")
     args = parser.parse_args()
     if args.only == "complex":
         rows = []
@@ -194,7 +195,11 @@ def main() -> None:
          lambda x, y, xm: acc.cumulative_sum(xm, axis=0), 2),
         # Read x, write the half of it that is positive: the traffic NumPy's boolean indexing needs at least.
         ("x[x > 0]", lambda x, y, xm: x[x > 0], lambda x, y, xm: x[x > 0], 1.5),
+        ("sum over columns", lambda x, y, xm: np.sum(xm, axis=0), lambda x, y, xm: acc.sum(xm, axis=0), 1),
     ]
+    if args.only == "reduce":
+        reductions = {"sum", "min", "argmax", "std", "sum over rows", "sum over columns", "std over columns"}
+        cases = [case for case in cases if case[0] in reductions]
     rows = []
     for device in args.devices.split(","):
         ta, tb = acc.asarray(a, device=device), acc.asarray(b, device=device)
@@ -212,6 +217,9 @@ def main() -> None:
             ratio = f"{t_np / t_acc:.2f}x" if device == "cpu" else "-"
             rows.append((device, f"{name} ({n // 2**20} Mi float32)", f"{t_acc * 1e3:.2f} ms", f"{bw / copy_bw:.0%}",
                          ratio))
+        if args.only == "reduce":
+            rows.append((device, "copy (the bandwidth anchor)", f"{t_copy * 1e3:.2f} ms", f"{copy_bw:.1f} GiB/s", "-"))
+            continue
         gen = acc.random.default_rng(0)
         t_rand = best_time(lambda: sync(gen.random(n, dtype="float32", device=device)), repeat)
         t_np_rand = best_time(lambda: rng.random(n, dtype=np.float32), repeat) if device == "cpu" else None

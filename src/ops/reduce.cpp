@@ -146,6 +146,23 @@ Tensor reduce(const OpSchema<ReduceKernel>& op, const Tensor& x, const Axes& axe
 
 }  // namespace
 
+Tensor sum_squared_deviations(const Tensor& x, const Tensor& center, const Axes& axes) {
+  check_defined(x, "sum_squared_deviations", "the operand");
+  const auto axis_list = normalize_axes(axes, x.ndim(), "sum_squared_deviations");
+  std::vector<std::int64_t> kept_dims = x.shape().dims();
+  for (auto a : axis_list) kept_dims[static_cast<std::size_t>(a)] = 1;
+  const Shape kept_shape(kept_dims);
+  ACC_CHECK(center.defined() && center.shape() == kept_shape && center.dtype() == x.dtype() &&
+                center.device() == x.device(),
+            ValueError, "sum_squared_deviations: the center must be a {} tensor of shape {} on {}",
+            dtype_name(x.dtype()), kept_shape.str(), x.device().str());
+  ACC_CHECK(x.numel() > 0, ValueError, "sum_squared_deviations: the operand has no elements");
+  const auto kernel = kernel_for(op::sum_squared_deviations, x.device(), x.dtype());
+  Tensor out = Tensor::empty(kept_shape, x.dtype(), x.device());
+  kernel(x, center.contiguous(), axis_list, out);
+  return out;
+}
+
 Tensor sum(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::sum, x, axes, keepdims); }
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::mean, x, axes, keepdims); }
 Tensor max(const Tensor& x, const Axes& axes, bool keepdims) { return reduce(op::max, x, axes, keepdims); }

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "accelera/core/tensor.hpp"
+#include "accelera/ops.hpp"
 #include "core/kernel_table.hpp"
 
 namespace accelera {
@@ -15,12 +16,23 @@ namespace accelera {
 // (Note [Integer accumulation] in ops/common.hpp).
 using ReduceKernel = void(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out);
 
+// The sum over `axes` of (x - center)^2, the second pass of var: center and out have x's rank with the
+// reduced axes of extent 1 and the same (contiguous) layout; x, center and out share one real floating dtype;
+// x has at least one element. Accumulates in double (float for the half formats on devices without it).
+using CenteredReduceKernel = void(const Tensor& x, const Tensor& center, std::span<const std::int64_t> axes,
+                                  const Tensor& out);
+
 namespace op {
+inline constexpr OpSchema<CenteredReduceKernel> sum_squared_deviations{"sum_squared_deviations"};
 inline constexpr OpSchema<ReduceKernel> sum{"sum"};
 inline constexpr OpSchema<ReduceKernel> mean{"mean"};
 inline constexpr OpSchema<ReduceKernel> max{"max"};
 inline constexpr OpSchema<ReduceKernel> min{"min"};
 inline constexpr OpSchema<ReduceKernel> prod{"prod"};
 }  // namespace op
+
+// The op of sum_squared_deviations (kernel above): out keeps the reduced axes with extent 1. x has elements;
+// center has out's shape and x's dtype and device.
+Tensor sum_squared_deviations(const Tensor& x, const Tensor& center, const Axes& axes);
 
 }  // namespace accelera

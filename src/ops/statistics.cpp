@@ -1,10 +1,13 @@
 // var, std, all, any and count_nonzero, composed from the reductions, casts and element-wise ops, so
-// they run wherever those do and need no kernels of their own. var is two-pass (the mean first, then the
-// squares of the deviations), which keeps its accuracy where the one-pass sum of squares would cancel.
+// they run wherever those do. var is two-pass (the mean first, then the squares of the deviations), which
+// keeps its accuracy where the one-pass sum of squares would cancel; its second pass is one kernel
+// (sum_squared_deviations) wherever the device has it for the dtype, else subtract, square and sum.
 #include <cmath>
 
+#include "accelera/op_table.hpp"
 #include "accelera/ops.hpp"
 #include "ops/common.hpp"
+#include "ops/reduce.hpp"
 
 namespace accelera {
 
@@ -51,10 +54,15 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) 
             "var: correction must be a finite number >= 0, not {}", correction);
   const Tensor xf = cast_to(x, statistics_dtype(x.dtype()));
   const Tensor center = mean(xf, axes, /*keepdims=*/true);  // validates the axes
-  const Tensor deviation = subtract(xf, center);
-  // Complex deviations count by their squared magnitude, so the variance is real (NumPy's).
-  const Tensor magnitude = is_complex(deviation.dtype()) ? abs(deviation) : deviation;
-  const Tensor squares = sum(multiply(magnitude, magnitude), axes, /*keepdims=*/true);
+  Tensor squares;
+  if (xf.numel() > 0 && supports(xf.device(), op::sum_squared_deviations.name, xf.dtype())) {
+    squares = sum_squared_deviations(xf, center, axes);  // one pass, no temporaries
+  } else {
+    const Tensor deviation = subtract(xf, center);
+    // Complex deviations count by their squared magnitude, so the variance is real (NumPy's).
+    const Tensor magnitude = is_complex(deviation.dtype()) ? abs(deviation) : deviation;
+    squares = sum(multiply(magnitude, magnitude), axes, /*keepdims=*/true);
+  }
   const std::int64_t count = center.numel() == 0 ? 0 : x.numel() / center.numel();
   // As NumPy: a divisor <= 0 gives inf (or nan for 0/0) rather than an error.
   const double divisor = std::max(static_cast<double>(count) - correction, 0.0);

@@ -7,6 +7,7 @@
 #include "op_table.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/fill.hpp"
+#include "ops/reduce.hpp"
 
 namespace acc_test::op_table {
 
@@ -346,29 +347,46 @@ Ref reduce_ref(const Tensor& x, const std::vector<std::int64_t>& axes, Reduction
   return ref;
 }
 
+// {3, 20011} splits whole-array reductions into parts, {300, 257} reduces columns one per work-item and
+// {20, 1000} 64 columns per work-item (with 16-wide and single columns at the row's end) on OpenCL
+// (reduce.cl); {3, 20011} and {13, 31} have tails after whole 16-lane vectors.
+const std::vector<Shape>& reduction_shapes() {
+  static const std::vector<Shape> shapes = {Shape{},           Shape{7},          Shape{0, 5},      Shape{13, 31},
+                                            Shape{3, 1, 127},  Shape{257, 3},     Shape{2, 3, 4, 5}, Shape{3, 20011},
+                                            Shape{300, 257},   Shape{20, 1000}};
+  return shapes;
+}
+
+// The axes a reduction row reduces over a shape: everything, the last axis, the first, and the first and
+// last. Each entry: the op's argument ({} for every axis) and the axes it stands for.
+std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> reduction_axis_sets(const Shape& shape) {
+  std::vector<std::vector<std::int64_t>> axis_sets = {{}};
+  if (shape.ndim() >= 1) axis_sets.push_back({shape.ndim() - 1});
+  if (shape.ndim() >= 2) axis_sets.push_back({0});
+  if (shape.ndim() >= 3) axis_sets.push_back({0, shape.ndim() - 1});
+  std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> out;
+  for (const auto& axes_list : axis_sets) {
+    std::vector<std::int64_t> axes = axes_list;
+    if (axes.empty()) {
+      for (std::int64_t i = 0; i < shape.ndim(); ++i) axes.push_back(i);
+    }
+    out.emplace_back(axes_list, axes);
+  }
+  return out;
+}
+
 Row reduction_row(const std::string& name, Reduction r,
                   accelera::Tensor (*op)(const Tensor&, const accelera::Axes&, bool)) {
   return {name, [r, op](DType dt, std::mt19937_64& rng) {
             std::vector<Case> cases;
             // Products of up to 257 factors: integers small (they wrap anyway), floats near 1 (no underflow).
             const bool product = r == Reduction::prod;
-            // {3, 20011} splits whole-array reductions into parts and {300, 257} reduces columns one per
-            // work-item on OpenCL (reduce.cl).
-            for (const Shape& shape : {Shape{}, Shape{7}, Shape{0, 5}, Shape{13, 31}, Shape{3, 1, 127}, Shape{257, 3},
-                                       Shape{2, 3, 4, 5}, Shape{3, 20011}, Shape{300, 257}}) {
+            for (const Shape& shape : reduction_shapes()) {
               // Float products of many factors stay nearer 1, so that they neither overflow nor underflow.
               const bool many = shape.numel() > 10000;
               const double lo = integral(dt) ? (product ? -3 : -1000) : (product ? (many ? 0.99 : 0.8) : -1);
               const double hi = integral(dt) ? (product ? 3 : 1000) : (product ? (many ? 1.01 : 1.25) : 1);
-              std::vector<std::vector<std::int64_t>> axis_sets = {{}};  // {} stands for every axis
-              if (shape.ndim() >= 1) axis_sets.push_back({shape.ndim() - 1});
-              if (shape.ndim() >= 2) axis_sets.push_back({0});
-              if (shape.ndim() >= 3) axis_sets.push_back({0, shape.ndim() - 1});
-              for (const auto& axes_list : axis_sets) {
-                std::vector<std::int64_t> axes = axes_list;
-                if (axes.empty()) {
-                  for (std::int64_t i = 0; i < shape.ndim(); ++i) axes.push_back(i);
-                }
+              for (const auto& [axes_list, axes] : reduction_axis_sets(shape)) {
                 bool empty_reduction = false;
                 for (auto a : axes) empty_reduction = empty_reduction || shape[a] == 0;
                 if (is_extremum(r) && empty_reduction) continue;  // no identity: the op raises
@@ -383,6 +401,50 @@ Row reduction_row(const std::string& name, Reduction r,
                                    is_extremum(r)  ? Tol{0, 0}
                                    : product      ? rounded_tol(dt)
                                                   : accumulated_tol(dt)});
+                }
+              }
+            }
+            return cases;
+          }};
+}
+
+// The float64 sum of (x - center)^2 over `axes` (sorted), keepdims shape; center has that shape.
+Ref squared_deviations_ref(const Tensor& x, const Tensor& center, const std::vector<std::int64_t>& axes) {
+  std::vector<std::int64_t> kept = x.shape().dims();
+  for (auto a : axes) kept[static_cast<std::size_t>(a)] = 1;
+  const Shape out_shape(kept);
+  std::vector<double> acc(static_cast<std::size_t>(out_shape.numel()), 0.0);
+  for_each_index(x.shape(), [&](const Index& i, std::int64_t) {
+    Index o = i;
+    for (auto a : axes) o[static_cast<std::size_t>(a)] = 0;
+    std::int64_t lin = 0;
+    for (std::size_t d = 0; d < o.size(); ++d) lin = lin * kept[d] + o[d];
+    const double d = get(x, i) - get(center, o);
+    acc[static_cast<std::size_t>(lin)] += d * d;
+  });
+  return {out_shape, acc, acc};  // every term is positive: the sum is its own magnitude
+}
+
+Row squared_deviations_row() {
+  return {"sum_squared_deviations", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            for (const Shape& shape : reduction_shapes()) {
+              if (shape.numel() == 0) continue;  // the op refuses an empty operand (var handles it)
+              for (const auto& [axes_list, axes] : reduction_axis_sets(shape)) {
+                std::vector<std::int64_t> kept = shape.dims();
+                for (auto a : axes) kept[static_cast<std::size_t>(a)] = 1;
+                for (View v : {View::contiguous, View::transposed, View::step2, View::negstep, View::broadcast}) {
+                  // Values away from zero and centers near them: the deviations are small against the
+                  // values, as in var's second pass.
+                  Input in = make_input(shape, dt, v, rng, 2.0, 4.0);
+                  Input center = contiguous_input(Shape(kept), dt, rng, 2.5, 3.5);
+                  const accelera::Axes op_axes = axes_list.empty() ? accelera::Axes{} : accelera::Axes{axes_list};
+                  cases.push_back({label(shape, v, "axes " + shape_str(axes_list)), {in, center},
+                                   [op_axes](const std::vector<Tensor>& t, const Device&) {
+                                     return std::vector<Tensor>{accelera::sum_squared_deviations(t[0], t[1], op_axes)};
+                                   },
+                                   {squared_deviations_ref(in.host(), center.host(), axes)},
+                                   accumulated_tol(dt)});
                 }
               }
             }
@@ -534,6 +596,7 @@ std::vector<Row> core_rows() {
                           reduction_row("max", Reduction::max, &accelera::max),
                           reduction_row("min", Reduction::min, &accelera::min),
                           reduction_row("prod", Reduction::prod, &accelera::prod),
+                          squared_deviations_row(),
                           arg_extremum_row("argmax", true),
                           arg_extremum_row("argmin", false)};
   for (auto& row : elementwise_rows()) out.push_back(std::move(row));

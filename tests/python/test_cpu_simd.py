@@ -26,6 +26,9 @@ out = {
     "gelu": np.asarray(ac.gelu(ac.asarray(x))).tolist(),
     "softmax": np.asarray(ac.softmax(ac.asarray(x.reshape(7, 143)))).ravel().tolist(),
     "exp_sum": float(np.asarray(ac.sum(ac.exp(ac.asarray(x))))),
+    "column_sum": np.asarray(ac.sum(ac.asarray(x[:1000].reshape(40, 25)), axis=0)).tolist(),
+    "var": float(np.asarray(ac.var(ac.asarray(x + 100)))),
+    "column_var": np.asarray(ac.var(ac.asarray(x[:1000].reshape(40, 25) + 100), axis=0)).tolist(),
 }
 print(json.dumps(out))
 """
@@ -60,6 +63,12 @@ def test_every_supported_target_runs_and_agrees(target):
     np.testing.assert_allclose(got["softmax"], np.asarray(ac.softmax(ac.asarray(x.reshape(7, 143)))).ravel(),
                                rtol=2e-6)
     np.testing.assert_allclose(got["exp_sum"], float(np.exp(x.astype(np.float64)).sum()), rtol=1e-6)
+    # Column sums and var's squared deviations (rows and columns of odd widths) on each target.
+    columns = x[:1000].reshape(40, 25).astype(np.float64)
+    np.testing.assert_allclose(got["column_sum"], columns.sum(axis=0), rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(got["var"], np.var((x + 100).astype(np.float64)), rtol=1e-5)
+    np.testing.assert_allclose(got["column_var"], np.var((x[:1000].reshape(40, 25) + 100).astype(np.float64), axis=0),
+                               rtol=1e-5)
 
 
 def test_a_lesser_target_than_the_cpu_has_is_honoured_and_a_better_one_capped():

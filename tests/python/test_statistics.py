@@ -190,6 +190,44 @@ def test_argmax_of_a_long_row_split_across_threads(device):
     assert ac.argmax(ac.asarray(x, device=device)).item() == 2_500_000
 
 
+# Lengths around the 16-lane vectors and the splits of a long run into parts (OpenCL's CPU-device form
+# reduces contiguous chunks in vector lanes): a short run, one lane short of and past a vector, runs whose
+# tail follows whole vectors, and runs split into parts.
+RUN_LENGTHS = [5, 15, 16, 17, 47, 8_191, 8_209, 65_537, 1_000_003]
+
+
+@pytest.mark.parametrize("n", RUN_LENGTHS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint16, np.int64])
+def test_reductions_of_contiguous_runs_at_lane_and_part_boundaries(device, n, dtype, rng):
+    x = random_array(rng, (n,), dtype)
+    rows = random_array(rng, (3, n), dtype)
+    for fn in ("sum", "max", "min", "argmax", "argmin"):
+        for data, axis in ((x, None), (rows, 1)):
+            dtype_wanted = getattr(np, fn)(data, axis=axis).dtype
+            exact = fn != "sum" or data.dtype.kind != "f"
+            want = getattr(np, fn)(data if exact else data.astype(np.float64), axis=axis)
+            scale = None if exact else np.sum(np.abs(data.astype(np.float64)), axis=axis)
+            assert_close(getattr(ac, fn)(ac.asarray(data, device=device), axis=axis), want, dtype_wanted, scale=scale)
+
+
+@pytest.mark.parametrize("n", RUN_LENGTHS)
+@pytest.mark.parametrize("where", ["first", "lane", "tail", "last"])
+def test_nan_and_ties_anywhere_in_a_run(device, n, where):
+    # Three equal maxima and minima in other lanes: the first index wins; then a nan wins everything.
+    x = np.zeros(n, np.float32)
+    for i in sorted({0, n // 3, n - 1}):
+        x[i], x[(i + 1) % n] = 2.0, -2.0
+    t = ac.asarray(x, device=device)
+    assert ac.argmax(t).item() == np.argmax(x) and ac.argmin(t).item() == np.argmin(x)
+    at = {"first": 0, "lane": min(n - 1, 21), "tail": n - 1 - (n % 16) // 2, "last": n - 1}[where]
+    x[at] = np.nan
+    if at + 3 < n:
+        x[at + 3] = np.nan  # a later nan does not win
+    t = ac.asarray(x, device=device)
+    assert ac.argmax(t).item() == at and ac.argmin(t).item() == at
+    assert np.isnan(ac.max(t).item()) and np.isnan(ac.min(t).item()) and np.isnan(ac.sum(t).item())
+
+
 def test_argmax_bad_input(device):
     t = ac.asarray(np.ones((2, 3)), device=device)
     with pytest.raises(TypeError):

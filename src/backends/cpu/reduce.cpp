@@ -7,6 +7,8 @@
 // Float sums accumulate in double, integer sums in int64 (wrapping back on store as NumPy's do).
 // float16 and bfloat16 are read through float and rounded once on store (Note [Half formats on the cpu]).
 // Contiguous float runs are reduced by the vectorised kernels of backends/cpu/simd/.
+// sum_squared_deviations is a centered reduction: each output's elements are taken relative to its center
+// (an operand with out's layout), so its step needs the center of the output at hand (Op::kCentered).
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -49,6 +51,7 @@ struct SumOp {
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = true;
+  static constexpr bool kCentered = false;
   static Acc init() { return Acc{0}; }
   static Acc step(Acc a, T v) { return a + static_cast<Acc>(widen(v)); }
   static Acc combine(Acc a, Acc b) { return a + b; }
@@ -76,6 +79,7 @@ struct ProdOp {
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = false;
+  static constexpr bool kCentered = false;
   static Acc init() { return Acc{1}; }
   static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(widen(v))); }
   static Acc combine(Acc a, Acc b) {
@@ -95,6 +99,7 @@ struct MinOp {
   static constexpr bool kIsMax = false;
   static constexpr bool kIsMin = true;
   static constexpr bool kIsSum = false;
+  static constexpr bool kCentered = false;
   static Acc init() {
     if constexpr (std::is_floating_point_v<Acc>) return std::numeric_limits<Acc>::infinity();
     return std::numeric_limits<Acc>::max();
@@ -112,6 +117,7 @@ struct MaxOp {
   static constexpr bool kIsMax = true;
   static constexpr bool kIsMin = false;
   static constexpr bool kIsSum = false;
+  static constexpr bool kCentered = false;
   static Acc init() {
     if constexpr (std::is_floating_point_v<Acc>) return -std::numeric_limits<Acc>::infinity();
     return std::numeric_limits<Acc>::lowest();
@@ -121,6 +127,37 @@ struct MaxOp {
   static Acc step(Acc a, T v) { return combine(a, widen(v)); }
   static T finish(Acc a, std::int64_t) { return narrow<T>(a); }
 };
+
+// The sum of (x - center)^2 over each output's elements, in double: the second pass of var.
+template <typename T>
+struct SquaredDeviationOp {
+  using Acc = double;
+  using Out = T;
+  static constexpr bool kIsMax = false;
+  static constexpr bool kIsMin = false;
+  static constexpr bool kIsSum = false;
+  static constexpr bool kCentered = true;
+  Acc center = 0;
+  static Acc init() { return 0; }
+  Acc step(Acc a, T v) const {
+    const Acc d = static_cast<Acc>(widen(v)) - center;
+    return a + d * d;
+  }
+  static Acc combine(Acc a, Acc b) { return a + b; }
+  static T finish(Acc a, std::int64_t) { return narrow<T>(a); }
+};
+
+// The Op that reduces output `at` (out's element offset): centered ops take that output's center.
+template <typename Op>
+Op op_for_output(const Op& op, const typename Op::Out* center, std::int64_t at) {
+  if constexpr (Op::kCentered) {
+    Op centered = op;
+    centered.center = static_cast<typename Op::Acc>(widen(center[at]));
+    return centered;
+  } else {
+    return op;
+  }
+}
 
 // The dtypes the reductions compute: the arithmetic ones and the half formats.
 template <typename F>
@@ -137,13 +174,14 @@ void dispatch_reduce(DType dtype, const char* op, F&& f) {
 constexpr std::int64_t kShortRun = 32;
 
 template <typename Op, typename T>
-typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, typename Op::Acc acc) {
+typename Op::Acc reduce_run(const Op& op, const T* p, std::int64_t len, std::int64_t stride, typename Op::Acc acc) {
   using Acc = typename Op::Acc;
   if constexpr (std::is_floating_point_v<T>) {
     if (stride == 1 && len >= kShortRun) {
       if constexpr (Op::kIsMax) return Op::combine(acc, simd::max(p, len));
       if constexpr (Op::kIsMin) return Op::combine(acc, simd::min(p, len));
       if constexpr (Op::kIsSum) return acc + simd::sum(p, len);
+      if constexpr (Op::kCentered) return acc + simd::sum_squared_deviations(p, len, op.center);
     }
   } else if constexpr (std::is_integral_v<T> && (Op::kIsMax || Op::kIsMin)) {
     if (stride == 1 && len >= kShortRun) return Op::combine(acc, Op::kIsMax ? simd::max(p, len) : simd::min(p, len));
@@ -153,28 +191,32 @@ typename Op::Acc reduce_run(const T* p, std::int64_t len, std::int64_t stride, t
     for (auto& l : lanes) l = Op::init();
     std::int64_t k = 0;
     for (; k + 8 <= len; k += 8) {
-      for (int j = 0; j < 8; ++j) lanes[j] = Op::step(lanes[j], p[k + j]);
+      for (int j = 0; j < 8; ++j) lanes[j] = op.step(lanes[j], p[k + j]);
     }
-    for (; k < len; ++k) acc = Op::step(acc, p[k]);
+    for (; k < len; ++k) acc = op.step(acc, p[k]);
     for (const auto& l : lanes) acc = Op::combine(acc, l);
     return acc;
   }
-  for (std::int64_t k = 0; k < len; ++k) acc = Op::step(acc, p[k * stride]);
+  for (std::int64_t k = 0; k < len; ++k) acc = op.step(acc, p[k * stride]);
   return acc;
 }
 
 template <typename Op, typename T>
-typename Op::Acc reduce_one(const T* base, const LoopLayout<1>& reduced, std::int64_t begin, std::int64_t end) {
+typename Op::Acc reduce_one(const Op& op, const T* base, const LoopLayout<1>& reduced, std::int64_t begin,
+                            std::int64_t end) {
   auto acc = Op::init();
   for_each_run(reduced, begin, end, [&](auto off, std::int64_t len, auto st) {
-    acc = reduce_run<Op>(base + off[0], len, st[0], acc);
+    acc = reduce_run(op, base + off[0], len, st[0], acc);
   });
   return acc;
 }
 
+// center: for centered ops, an operand with out's layout and dtype (undefined otherwise).
 template <typename Op, typename T>
-void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out, const Tensor& center = {}) {
   using Acc = typename Op::Acc;
+  const Op op{};
+  const typename Op::Out* cb = Op::kCentered ? center.data<typename Op::Out>() : nullptr;
   const auto s = backends::split_axes(x, axes, out);
   const std::int64_t count = s.reduced_shape.numel();
   const T* xb = x.data<T>();
@@ -211,18 +253,40 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
         oo += i * kept.strides[0][d];
         xo += i * kept.strides[1][d];
       }
+      const std::int64_t os = kept.strides[0].back();
+      // Centered ops: each column's center.
+      std::vector<Acc> centers(Op::kCentered ? static_cast<std::size_t>(j1 - j0) : 0);
+      if constexpr (Op::kCentered) {
+        for (std::size_t j = 0; j < centers.size(); ++j) {
+          centers[j] = op_for_output(op, cb, oo + (j0 + static_cast<std::int64_t>(j)) * os).center;
+        }
+      }
+      const auto step = [&](Acc a, std::int64_t j, T v) {
+        if constexpr (Op::kCentered) {
+          Op column_op = op;
+          column_op.center = centers[static_cast<std::size_t>(j)];
+          return column_op.step(a, v);
+        } else {
+          return Op::step(a, v);
+        }
+      };
       for_each_run(reduced, 0, count, [&](auto off, std::int64_t len, auto st) {
+        if constexpr (std::is_floating_point_v<T> && std::is_same_v<Acc, double> && (Op::kIsSum || Op::kCentered)) {
+          // Blocks of rows added into the accumulators by the vectorised kernel.
+          simd::add_rows(xb + xo + off[0] + j0, len, st[0], j1 - j0, Op::kCentered ? centers.data() : nullptr,
+                         acc.data());
+          return;
+        }
         for (std::int64_t r = 0; r < len; ++r) {
           const T* row = xb + xo + off[0] + r * st[0] + j0;
           if constexpr (kIsHalf<T>) {  // no simd pragma: GCC 12 fails on some half conversion loops
-            for (std::int64_t j = 0; j < j1 - j0; ++j) acc[j] = Op::step(acc[j], row[j]);
+            for (std::int64_t j = 0; j < j1 - j0; ++j) acc[j] = step(acc[j], j, row[j]);
           } else {
 #pragma omp simd
-            for (std::int64_t j = 0; j < j1 - j0; ++j) acc[j] = Op::step(acc[j], row[j]);
+            for (std::int64_t j = 0; j < j1 - j0; ++j) acc[j] = step(acc[j], j, row[j]);
           }
         }
       });
-      const std::int64_t os = kept.strides[0].back();
       for (std::int64_t j = j0; j < j1; ++j) ob[oo + j * os] = Op::finish(acc[j - j0], count);
     }
     return;
@@ -237,9 +301,10 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
       for_each_run(kept, outputs * t / nt, outputs * (t + 1) / nt, [&](auto off, std::int64_t len, auto st) {
         for (std::int64_t k = 0; k < len; ++k) {
           const T* base = xb + off[1] + k * st[1];
+          const Op output_op = op_for_output(op, cb, off[0] + k * st[0]);
           ob[off[0] + k * st[0]] = Op::finish(
-              one_run ? reduce_run<Op>(base, count, reduced.strides[0][0], Op::init())
-                      : reduce_one<Op>(base, reduced, 0, count),
+              one_run ? reduce_run(output_op, base, count, reduced.strides[0][0], Op::init())
+                      : reduce_one(output_op, base, reduced, 0, count),
               count);
         }
       });
@@ -251,11 +316,13 @@ void run(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out)
   for_each_run(kept, 0, outputs, [&](auto off, std::int64_t len, auto st) {
     for (std::int64_t k = 0; k < len; ++k) {
       const T* base = xb + off[1] + k * st[1];
+      const Op output_op = op_for_output(op, cb, off[0] + k * st[0]);
       std::vector<Acc> partial(static_cast<std::size_t>(omp_get_max_threads()), Op::init());
 #pragma omp parallel
       {
         const std::int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-        partial[static_cast<std::size_t>(t)] = reduce_one<Op>(base, reduced, count * t / nt, count * (t + 1) / nt);
+        partial[static_cast<std::size_t>(t)] =
+            reduce_one(output_op, base, reduced, count * t / nt, count * (t + 1) / nt);
       }
       Acc acc = Op::init();
       for (const auto& p : partial) acc = Op::combine(acc, p);
@@ -291,6 +358,19 @@ void min_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tenso
   dispatch_reduce(out.dtype(), "min", [&](auto t) { run<MinOp<decltype(t)>, decltype(t)>(x, axes, out); });
 }
 
+// x, center and out in one real floating dtype; center has out's layout.
+void sum_squared_deviations_kernel(const Tensor& x, const Tensor& center, std::span<const std::int64_t> axes,
+                                   const Tensor& out) {
+  dispatch_reduce(x.dtype(), "sum_squared_deviations", [&](auto t) {
+    using T = decltype(t);
+    if constexpr (kFloatLike<T>) {
+      run<SquaredDeviationOp<T>, T>(x, axes, out, center);
+    } else {
+      throw DTypeError(fmt::format("sum_squared_deviations: {} is not a real floating dtype", dtype_name(x.dtype())));
+    }
+  });
+}
+
 ACC_REGISTER_KERNELS {
   // Integers are read in their own dtype and accumulated into the int64 or uint64 output (Note [Integer
   // accumulation]), so no widened copy is made.
@@ -299,6 +379,7 @@ ACC_REGISTER_KERNELS {
   register_kernel(op::max, DeviceKind::cpu, dtypes::arithmetic | dtypes::half, &max_kernel);
   register_kernel(op::min, DeviceKind::cpu, dtypes::arithmetic | dtypes::half, &min_kernel);
   register_kernel(op::prod, DeviceKind::cpu, kElementwiseFloating | dtypes::integers, &prod_kernel);
+  register_kernel(op::sum_squared_deviations, DeviceKind::cpu, kElementwiseFloating, &sum_squared_deviations_kernel);
 }
 
 }  // namespace accelera::cpu

@@ -54,15 +54,16 @@ bool unary(UnaryFunction fn, DType dtype, const Layout& layout, void* out, const
 // A reduction: `kept` iterates the outputs (operand 0: out, 1: x), `reduced` the `count` elements of one
 // output (operand 0: x). per_thread: one thread per output (short or column reductions, where adjacent
 // threads read adjacent memory). Otherwise one block per output, or `parts` blocks per output writing
-// `partials` (8 bytes per part and output) that a second kernel combines.
-enum class ReduceFunction { sum, mean, max, min, prod };
+// `partials` (8 bytes per part and output) that a second kernel combines. squared_deviations sums
+// (x - c)^2, c the output's element of `center` (out's layout: operand 0's offsets; null for the others).
+enum class ReduceFunction { sum, mean, max, min, prod, squared_deviations };
 struct ReduceShape {
   Layout kept, reduced;
   std::int64_t outputs = 0, count = 0, parts = 1;
   bool per_thread = false;
 };
 bool reduce(ReduceFunction fn, DType dtype, const ReduceShape& shape, void* out, const void* x, void* partials,
-            Launch launch);
+            Launch launch, const void* center = nullptr);
 
 // argmax (max = true) or argmin over the ReduceShape's layouts (parts unused): out holds int64 indices.
 bool arg_extremum(bool max, DType dtype, const ReduceShape& shape, void* out, const void* x, Launch launch);

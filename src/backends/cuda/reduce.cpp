@@ -7,8 +7,9 @@ namespace accelera::cuda {
 
 namespace {
 
+// center: sum_squared_deviations' operand with out's layout (undefined for the other reductions).
 template <kernels::ReduceFunction Fn>
-void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+void reduce_into(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out, const Tensor& center) {
   CudaDevice& d = cuda_device(out.device());
   const kernels::ReduceShape shape = plan_reduction(x, axes, out, d, /*allow_parts=*/true, "reduce");
   if (shape.outputs == 0) return;
@@ -18,8 +19,19 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
   // `partials` returns to the cache when this returns, while the kernels may still use it: only later work
   // on the compute stream can reuse it (Note [CUDA memory and streams]).
   check_dispatched(kernels::reduce(Fn, out.dtype(), shape, out.data_ptr(), x.data_ptr(),
-                                   partials.defined() ? partials.data_ptr() : nullptr, launch_of(d)),
+                                   partials.defined() ? partials.data_ptr() : nullptr, launch_of(d),
+                                   center.defined() ? center.data_ptr() : nullptr),
                    "reduce", out.dtype());
+}
+
+template <kernels::ReduceFunction Fn>
+void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  reduce_into<Fn>(x, axes, out, Tensor{});
+}
+
+void sum_squared_deviations_kernel(const Tensor& x, const Tensor& center, std::span<const std::int64_t> axes,
+                                   const Tensor& out) {
+  reduce_into<kernels::ReduceFunction::squared_deviations>(x, axes, out, center);
 }
 
 }  // namespace
@@ -35,6 +47,8 @@ ACC_REGISTER_KERNELS {
   register_kernel(op::min, DeviceKind::cuda, computed, &reduce_kernel<kernels::ReduceFunction::min>);
   register_kernel(op::prod, DeviceKind::cuda, dtypes::floating | dtypes::half | DTypeSet{DType::i64},
                   &reduce_kernel<kernels::ReduceFunction::prod>);
+  register_kernel(op::sum_squared_deviations, DeviceKind::cuda, dtypes::floating | dtypes::half,
+                  &sum_squared_deviations_kernel);
 }
 
 }  // namespace accelera::cuda

@@ -26,7 +26,7 @@ void arg_extremum_kernel(const Tensor& x, std::span<const std::int64_t> axes, co
   const std::int64_t slots = plan.parts > 1 ? kept.numel * plan.parts : 1;
   const Tensor part_values = Tensor::empty(Shape{slots}, x.dtype(), out.device());
   const Tensor part_at = Tensor::empty(Shape{slots}, DType::i64, out.device());
-  const auto run = [&](const char* form, std::size_t groups) {
+  const auto run = [&](const char* form, std::size_t items, std::size_t group_size) {
     const Kernel kernel = make_kernel(d, "arg_extremum", options + form);
     KernelArgs(kernel.get())
         .add(static_cast<cl_int>(kept.dims.size()))
@@ -42,15 +42,25 @@ void arg_extremum_kernel(const Tensor& x, std::span<const std::int64_t> axes, co
         .add(buffer_of(part_at))
         .add(static_cast<cl_long>(plan.parts))
         .local(local * x.itemsize())
-        .local(local * sizeof(cl_long));
-    launch(d, kernel, groups * local, local, "launching argmax/argmin");
+        .local(local * sizeof(cl_long))
+        .add(static_cast<cl_long>(kept.numel));
+    launch(d, kernel, items, group_size, "launching argmax/argmin");
   };
   const auto outputs = static_cast<std::size_t>(kept.numel);
-  if (plan.parts > 1) {
-    run(" -DPARTIAL_PASS", outputs * static_cast<std::size_t>(plan.parts));
-    run(" -DFINAL_PASS", outputs);
+  if (chunked_reduction(d, reduced)) {
+    const std::size_t items = outputs * static_cast<std::size_t>(plan.parts);
+    const std::size_t group = chunked_group_size(d, items);
+    if (plan.parts > 1) {
+      run(" -DCHUNKED -DPARTIAL_PASS", items, group);
+      run(" -DFINAL_PASS", outputs * local, local);
+    } else {
+      run(" -DCHUNKED", items, group);
+    }
+  } else if (plan.parts > 1) {
+    run(" -DPARTIAL_PASS", outputs * static_cast<std::size_t>(plan.parts) * local, local);
+    run(" -DFINAL_PASS", outputs * local, local);
   } else {
-    run("", outputs);
+    run("", outputs * local, local);
   }
 }
 

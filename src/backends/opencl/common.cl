@@ -4,6 +4,22 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+// Vector type names and conversions from a scalar type: VEC(float, 16) is float16.
+#define VEC_(t, n) t##n
+#define VEC(t, n) VEC_(t, n)
+#define CONVERT_(t, n) convert_##t##n
+#define CONVERT(t, n) CONVERT_(t, n)
+
+// The chunked reductions of CPU devices (reduce.cl, arg_extremum.cl): work-item `item` reduces elements
+// [*begin, *begin + *n) of output *output's run of `count`, split into `parts` chunks of whole 16-lane
+// vectors (the last chunk takes the rest; chunks past the end are empty).
+inline void chunk_of(long item, long parts, long count, long* output, long* begin, long* n) {
+  const long chunk = ((count + parts - 1) / parts + 15) / 16 * 16;
+  *output = item / parts;
+  *begin = min(count, item % parts * chunk);
+  *n = min(count, *begin + chunk) - *begin;
+}
+
 #define ACC_MAX_DIMS 8
 // Extents and per-operand strides (in elements) of a coalesced iteration space, innermost last.
 typedef struct {

@@ -7,9 +7,22 @@
 // - PARTIAL_PASS: `parts` work-groups per output each reduce one chunk of the reduced elements into
 //   partials[output * parts + part] (ACC), and FINAL_PASS combines each output's parts (one work-group per
 //   output, x = the partials): a whole-array reduction fills every compute unit.
-// OP_SUM | OP_MEAN | OP_PROD | OP_MAX | OP_MIN; ACC is the accumulator type (double for floats where the
-// device has it; long for integers, whose sums and products wrap as NumPy's do). max and min keep nan.
-// `total` is the number of reduced elements per output (the mean's divisor).
+// - CHUNKED (CPU devices, a reduced run that is contiguous): each work-item reduces one contiguous chunk of
+//   one output's run, 16 elements at a time in vector accumulators, with no barrier and no local memory,
+//   into the output (parts == 1) or its partial (with PARTIAL_PASS; FINAL_PASS combines them as above).
+//   A CPU device runs a group's items one after the other; state carried across barriers lives in
+//   per-item arrays it reaches by gathers and scatters, so the barrier forms above stream at about half the
+//   copy bandwidth on such devices while this one streams at the copy's. (No prod: its integer products
+//   multiply as unsigned, which the vector step would not.)
+// - COLUMN_BLOCKS (CPU devices, column reductions: the innermost kept axis is x's dense one): each
+//   work-item reduces 64 adjacent outputs, reading 64 adjacent elements of each reduced row as four
+//   vectors; columns left over at the end of a kept row go 16 at a time, then one at a time. Wide blocks
+//   keep the pages a work-item walks through few (a 16-wide block would touch a page per row).
+// OP_SUM | OP_MEAN | OP_PROD | OP_MAX | OP_MIN | OP_SQDEV; ACC is the accumulator type (double for floats
+// where the device has it; long for integers, whose sums and products wrap as NumPy's do). max and min keep
+// nan. OP_SQDEV (sum_squared_deviations) sums (x - c)^2, c the output's element of `center` (out's layout,
+// from element co); its partials combine as sums. `total` is the number of reduced elements per output
+// (the mean's divisor).
 #if defined(OP_MAX)
 #define INIT (ACC_LOWEST)
 #define STEP(acc, v) ((((ACC)(v)) > (acc) || (v) != (v)) ? (ACC)(v) : (acc))
@@ -22,6 +35,14 @@
 #else
 #define INIT ((ACC)0)
 #define STEP(acc, v) ((acc) + (ACC)(v))
+#endif
+// X_STEP takes one element of x into acc; c is the output's center (OP_SQDEV) and unused otherwise.
+#if defined(OP_SQDEV)
+#define X_STEP(acc, v, c) ((acc) + ((ACC)(v) - (c)) * ((ACC)(v) - (c)))
+#define CENTER(out_at) ((ACC)center[co + (out_at)])
+#else
+#define X_STEP(acc, v, c) STEP(acc, v)
+#define CENTER(out_at) ((ACC)0)
 #endif
 #if defined(OP_MEAN)
 #define FINISH(acc, count) ((T)((acc) / (ACC)(count)))
@@ -41,6 +62,24 @@
   }
 #endif
 
+#if defined(CHUNKED) || defined(COLUMN_BLOCKS)
+#define VT VEC(T, 16)
+#define VACC VEC(ACC, 16)
+#if defined(OP_MAX)
+#define VSTEP(acc, v, c) acc = select(acc, v, ((v) > (acc)) | ((v) != (v)))
+#elif defined(OP_MIN)
+#define VSTEP(acc, v, c) acc = select(acc, v, ((v) < (acc)) | ((v) != (v)))
+#elif defined(OP_SQDEV)
+#define VSTEP(acc, v, c)                          \
+  {                                               \
+    const VACC d_ = CONVERT(ACC, 16)(v) - (c);    \
+    acc += d_ * d_;                               \
+  }
+#else
+#define VSTEP(acc, v, c) acc += CONVERT(ACC, 16)(v)
+#endif
+#endif
+
 #if defined(PARTIAL_PASS)
 #define IN T
 #define OUT ACC
@@ -57,13 +96,95 @@
 
 __kernel void reduce(const int kept_ndim, const Layout K, const int red_ndim, const long count, const Layout R,
                      __global OUT* out, const long oo, __global const IN* x, const long xo, const long parts,
-                     const long total, __local ACC* scratch) {
-#if defined(PER_ITEM)
+                     const long total, const long outputs, __local ACC* scratch, __global const T* center,
+                     const long co) {
+#if defined(CHUNKED)
+  // Item = output * parts + part.
+  const long item = get_global_id(0);
+  if (item >= outputs * parts) return;
+  long output, begin, n;
+  chunk_of(item, parts, count, &output, &begin, &n);
+  long io = oo, ix = xo, unused = 0;
+  ACC_OFFSETS(K, kept_ndim, output, io, ix, unused);
+  __global const T* run = x + ix + begin;
+  const ACC c = CENTER(io - oo);
+  const VACC cs = (VACC)(c);
+  VACC lanes = (VACC)(INIT);
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const VT v = vload16(0, run + i);
+    VSTEP(lanes, v, cs);
+  }
+  ACC each[16];
+  vstore16(lanes, 0, each);
+  ACC acc = INIT;
+  for (int k = 0; k < 16; ++k) acc = STEP(acc, each[k]);
+  for (; i < n; ++i) acc = X_STEP(acc, run[i], c);
+#if defined(PARTIAL_PASS)
+  out[item] = acc;
+#else
+  out[io] = RESULT(acc);
+#endif
+#elif defined(COLUMN_BLOCKS)
+  const long width = K.dims[kept_ndim - 1], blocks = (width + 63) / 64;
+  const long item = get_global_id(0);
+  if (item >= outputs / width * blocks) return;
+  const long first = item / blocks * width + item % blocks * 64;
+  const long lanes = min(64L, width - item % blocks * 64);
+  long io = oo, ix = xo, unused = 0;
+  ACC_OFFSETS(K, kept_ndim, first, io, ix, unused);
+  const long out_stride = K.strides[0][kept_ndim - 1];
+  ACC each[64], centers[64];
+  for (long k = 0; k < lanes; ++k) centers[k] = CENTER(io - oo + k * out_stride);
+  long done = 0;
+  if (lanes == 64) {
+    VACC a0 = (VACC)(INIT), a1 = a0, a2 = a0, a3 = a0;
+    const VACC c0 = vload16(0, centers), c1 = vload16(1, centers), c2 = vload16(2, centers),
+               c3 = vload16(3, centers);
+    for (long r = 0; r < count; ++r) {
+      long b;
+      REDUCED_OFFSET(b, ix, r);
+      const VT v0 = vload16(0, x + b), v1 = vload16(1, x + b), v2 = vload16(2, x + b), v3 = vload16(3, x + b);
+      VSTEP(a0, v0, c0);
+      VSTEP(a1, v1, c1);
+      VSTEP(a2, v2, c2);
+      VSTEP(a3, v3, c3);
+    }
+    vstore16(a0, 0, each);
+    vstore16(a1, 1, each);
+    vstore16(a2, 2, each);
+    vstore16(a3, 3, each);
+    done = 64;
+  } else {
+    for (; done + 16 <= lanes; done += 16) {
+      VACC a = (VACC)(INIT);
+      const VACC cs = vload16(done / 16, centers);
+      for (long r = 0; r < count; ++r) {
+        long b;
+        REDUCED_OFFSET(b, ix + done, r);
+        const VT v = vload16(0, x + b);
+        VSTEP(a, v, cs);
+      }
+      vstore16(a, done / 16, each);
+    }
+    for (long k = done; k < lanes; ++k) {
+      ACC a = INIT;
+      for (long r = 0; r < count; ++r) {
+        long b;
+        REDUCED_OFFSET(b, ix + k, r);
+        a = X_STEP(a, x[b], centers[k]);
+      }
+      each[k] = a;
+    }
+  }
+  for (long k = 0; k < lanes; ++k) out[io + k * out_stride] = RESULT(each[k]);
+#elif defined(PER_ITEM)
   // parts holds the number of outputs here. Items past the end compute a copy of the last output but do
   // not store it: every item must reach the barriers.
   const long output = min((long)get_global_id(0), parts - 1);
   long io = oo, ix = xo, unused = 0;
   ACC_OFFSETS(K, kept_ndim, output, io, ix, unused);
+  const ACC c = CENTER(io - oo);
   ACC acc = INIT;
   // Rows in blocks with a barrier between them: a CPU device that runs the group's items one after the
   // other then still walks memory block by block (row-major), not one whole column after another.
@@ -72,7 +193,7 @@ __kernel void reduce(const int kept_ndim, const Layout K, const int red_ndim, co
     for (long r = r0; r < r1; ++r) {
       long b;
       REDUCED_OFFSET(b, ix, r);
-      acc = STEP(acc, x[b]);
+      acc = X_STEP(acc, x[b], c);
     }
     barrier(CLK_GLOBAL_MEM_FENCE);
   }
@@ -88,6 +209,7 @@ __kernel void reduce(const int kept_ndim, const Layout K, const int red_ndim, co
   const long begin = part * chunk, end = min(count, begin + chunk);
   long io = group, ix = xo, unused = 0, unused_out = 0;
   ACC_OFFSETS(K, kept_ndim, output, unused_out, ix, unused);
+  const ACC c = CENTER(unused_out);
 #elif defined(FINAL_PASS)
   // x: the dense partials of this output.
   const long begin = 0, end = count;
@@ -97,6 +219,7 @@ __kernel void reduce(const int kept_ndim, const Layout K, const int red_ndim, co
   const long begin = 0, end = count;
   long io = oo, ix = xo, unused = 0;
   ACC_OFFSETS(K, kept_ndim, group, io, ix, unused);
+  const ACC c = CENTER(io - oo);
 #endif
   ACC acc = INIT;
   // Blocks of 16 elements per item with a barrier between them, for CPU devices that run a group's items
@@ -109,7 +232,7 @@ __kernel void reduce(const int kept_ndim, const Layout K, const int red_ndim, co
 #else
       long b;
       REDUCED_OFFSET(b, ix, r);
-      acc = STEP(acc, x[b]);
+      acc = X_STEP(acc, x[b], c);
 #endif
     }
     barrier(CLK_GLOBAL_MEM_FENCE);

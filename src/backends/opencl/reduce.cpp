@@ -11,7 +11,7 @@ namespace accelera::opencl {
 
 namespace {
 
-enum class ReduceOp { sum, mean, max, min, prod };
+enum class ReduceOp { sum, mean, max, min, prod, squared_deviations };
 
 // The OpenCL C names of the lowest and highest values of `dtype` (infinities for floats).
 std::pair<const char*, const char*> integer_limits(DType dtype) {
@@ -28,8 +28,9 @@ std::pair<const char*, const char*> integer_limits(DType dtype) {
   }
 }
 
+// center: sum_squared_deviations' operand with out's layout (undefined for the other ops).
 template <ReduceOp Op>
-void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+void reduce_into(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out, const Tensor& center) {
   ClDevice& d = cl_device(out.device());
   const auto split = backends::split_axes(x, axes, out);
   const Strides zeros(split.reduced_x.size(), 0);
@@ -41,19 +42,25 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
   const auto [lowest, highest] = integer_limits(out.dtype());
   // Integer products multiply as unsigned so that overflow wraps (signed overflow is undefined in C).
   const char* acc_bits = floating ? acc : "ulong";
-  static constexpr const char* macros[] = {"-DOP_SUM", "-DOP_MEAN", "-DOP_MAX", "-DOP_MIN", "-DOP_PROD"};
+  static constexpr const char* macros[] = {"-DOP_SUM", "-DOP_MEAN", "-DOP_MAX", "-DOP_MIN", "-DOP_PROD", "-DOP_SQDEV"};
   constexpr bool extremum = Op == ReduceOp::max || Op == ReduceOp::min;
-  const std::string options =
-      fmt::format("{} -DACC={} -DACC_LOWEST={} -DACC_HIGHEST={} -DACC_BITS={} {}", element_options(d, out.dtype()),
-                  extremum ? "T" : acc, lowest, highest, acc_bits, macros[static_cast<int>(Op)]) +
-      (reduced.dims.size() == 1 ? " -DREDUCED_1D" : "");
+  const auto options_for = [&](const char* op_macro) {
+    return fmt::format("{} -DACC={} -DACC_LOWEST={} -DACC_HIGHEST={} -DACC_BITS={} {}", element_options(d, out.dtype()),
+                       extremum ? "T" : acc, lowest, highest, acc_bits, op_macro) +
+           (reduced.dims.size() == 1 ? " -DREDUCED_1D" : "");
+  };
+  const std::string options = options_for(macros[static_cast<int>(Op)]);
+  // The squared deviations' partials combine as a sum.
+  const std::string final_options = Op == ReduceOp::squared_deviations ? options_for("-DOP_SUM") : options;
+  // Without a center the kernel's argument still needs a buffer: x's, never read.
+  const Tensor& center_arg = center.defined() ? center : x;
   const std::size_t local = std::min<std::size_t>(64, d.max_work_group);
   const std::size_t acc_size = extremum ? out.itemsize() : (d.fp64 || !floating ? 8 : 4);
   const DType acc_dtype = extremum ? out.dtype() : (!floating ? DType::i64 : (d.fp64 ? DType::f64 : DType::f32));
   const ReducePlan plan = plan_reduction(d, kept, reduced);
-  const auto run = [&](const char* form, const Tensor& dst, const Tensor& src, std::int64_t count, std::int64_t parts,
+  const auto run = [&](const std::string& form, const Tensor& dst, const Tensor& src, std::int64_t count, std::int64_t parts,
                        std::size_t global, std::size_t local_size) {
-    const Kernel kernel = make_kernel(d, "reduce", options + form);
+    const Kernel kernel = make_kernel(d, "reduce", form);
     KernelArgs(kernel.get())
         .add(static_cast<cl_int>(kept.dims.size()))
         .add(to_cl_layout(kept, "reduce"))
@@ -66,21 +73,48 @@ void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Te
         .add(static_cast<cl_long>(src.offset()))
         .add(static_cast<cl_long>(parts))
         .add(static_cast<cl_long>(reduced.numel))
-        .local(local_size * acc_size);
+        .add(static_cast<cl_long>(kept.numel))
+        .local(local_size * acc_size)
+        .add(buffer_of(center_arg))
+        .add(static_cast<cl_long>(center.defined() ? center.offset() : 0));
     launch(d, kernel, global, local_size, "launching a reduction");
   };
   const auto outputs = static_cast<std::size_t>(kept.numel);
-  if (plan.per_item) {
+  if (chunked_reduction(d, reduced) && Op != ReduceOp::prod) {
+    const std::size_t items = outputs * static_cast<std::size_t>(plan.parts);
+    const std::size_t group = chunked_group_size(d, items);
+    if (plan.parts > 1) {
+      const Tensor partials = Tensor::empty(Shape{kept.numel * plan.parts}, acc_dtype, out.device());
+      run(options + " -DCHUNKED -DPARTIAL_PASS", partials, x, reduced.numel, plan.parts, items, group);
+      run(final_options + " -DFINAL_PASS", out, partials, plan.parts, plan.parts, outputs * local, local);
+    } else {
+      run(options + " -DCHUNKED", out, x, reduced.numel, 1, items, group);
+    }
+  } else if (plan.per_item && column_blocks(d, kept) >= 4 * static_cast<std::size_t>(std::max(d.compute_units, 1)) &&
+             Op != ReduceOp::prod) {
+    const std::size_t items = column_blocks(d, kept);
+    run(options + " -DCOLUMN_BLOCKS", out, x, reduced.numel, 1, items, chunked_group_size(d, items));
+  } else if (plan.per_item) {
     // `parts` carries the number of outputs; the work-group size is free, so no local memory is used.
-    run(" -DPER_ITEM", out, x, reduced.numel, kept.numel, outputs, local);
+    run(options + " -DPER_ITEM", out, x, reduced.numel, kept.numel, outputs, local);
   } else if (plan.parts > 1) {
     const Tensor partials = Tensor::empty(Shape{kept.numel * plan.parts}, acc_dtype, out.device());
-    run(" -DPARTIAL_PASS", partials, x, reduced.numel, plan.parts, outputs * static_cast<std::size_t>(plan.parts) * local,
+    run(options + " -DPARTIAL_PASS", partials, x, reduced.numel, plan.parts, outputs * static_cast<std::size_t>(plan.parts) * local,
         local);
-    run(" -DFINAL_PASS", out, partials, plan.parts, plan.parts, outputs * local, local);
+    run(final_options + " -DFINAL_PASS", out, partials, plan.parts, plan.parts, outputs * local, local);
   } else {
-    run("", out, x, reduced.numel, 1, outputs * local, local);
+    run(options, out, x, reduced.numel, 1, outputs * local, local);
   }
+}
+
+template <ReduceOp Op>
+void reduce_kernel(const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out) {
+  reduce_into<Op>(x, axes, out, Tensor{});
+}
+
+void sum_squared_deviations_kernel(const Tensor& x, const Tensor& center, std::span<const std::int64_t> axes,
+                                   const Tensor& out) {
+  reduce_into<ReduceOp::squared_deviations>(x, axes, out, center);
 }
 
 }  // namespace
@@ -93,6 +127,7 @@ ACC_REGISTER_KERNELS {
   register_kernel(op::min, DeviceKind::opencl, dtypes::arithmetic, &reduce_kernel<ReduceOp::min>);
   register_kernel(op::prod, DeviceKind::opencl, dtypes::floating | DTypeSet{DType::i64},
                   &reduce_kernel<ReduceOp::prod>);
+  register_kernel(op::sum_squared_deviations, DeviceKind::opencl, dtypes::floating, &sum_squared_deviations_kernel);
 }
 
 }  // namespace accelera::opencl

@@ -31,4 +31,24 @@ inline ReducePlan plan_reduction(const ClDevice& d, const backends::LoopLayout<2
   return plan;
 }
 
+// Whether the chunked form runs (reduce.cl: CPU devices, one contiguous reduced run per output).
+inline bool chunked_reduction(const ClDevice& d, const backends::LoopLayout<2>& reduced) {
+  return !d.is_accelerator && reduced.dims.size() == 1 && reduced.strides[1][0] == 1;
+}
+
+// Work-items of reduce.cl's COLUMN_BLOCKS form on a CPU device (0 on other devices): one per 64 adjacent
+// outputs of a kept row.
+inline std::size_t column_blocks(const ClDevice& d, const backends::LoopLayout<2>& kept) {
+  if (d.is_accelerator || kept.dims.empty()) return 0;
+  const auto width = static_cast<std::size_t>(kept.dims.back());
+  return static_cast<std::size_t>(kept.numel) / width * ((width + 63) / 64);
+}
+
+// Work-group size for `items` independent work-items on a CPU device: small enough that every compute
+// unit gets several groups, so that a slow core does not hold up the others.
+inline std::size_t chunked_group_size(const ClDevice& d, std::size_t items) {
+  const std::size_t groups_wanted = 4 * static_cast<std::size_t>(std::max(d.compute_units, 1));
+  return std::clamp<std::size_t>(items / groups_wanted, 1, std::min<std::size_t>(16, d.max_work_group));
+}
+
 }  // namespace accelera::opencl

@@ -1,6 +1,8 @@
 // Sum, max, min and the first index of a value over contiguous runs, for every Highway target (Note [SIMD dispatch] in targets.cpp).
 // Float sums accumulate in double (each float vector is widened in two halves), in four independent
-// accumulators. max and min follow NumPy: a nan anywhere in the run is the result.
+// accumulators. max and min follow NumPy: a nan anywhere in the run is the result. The squared deviations
+// from a center (var's second pass) accumulate the same way. Column sums add blocks of rows into a row of
+// double accumulators.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd/reduce.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -40,6 +42,90 @@ double sum_run(const T* x, std::int64_t len) {
   double total = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
   for (; k < n; ++k) total += static_cast<double>(x[k]);
   return total;
+}
+
+// The sum of (x[k] - center)^2, in double.
+template <typename T>
+double squared_deviations_run(const T* x, std::int64_t len, double center) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<T, decltype(dd)> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto n = static_cast<size_t>(len);
+  const auto c = hn::Set(dd, center);
+  const auto deviation = [&](const T* p) {
+    if constexpr (sizeof(T) == sizeof(double)) {
+      return hn::Sub(hn::LoadU(dd, p), c);
+    } else {
+      return hn::Sub(hn::PromoteTo(dd, hn::LoadU(d, p)), c);
+    }
+  };
+  auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
+  size_t k = 0;
+  for (; k + 4 * lanes <= n; k += 4 * lanes) {
+    const auto v0 = deviation(x + k), v1 = deviation(x + k + lanes), v2 = deviation(x + k + 2 * lanes),
+               v3 = deviation(x + k + 3 * lanes);
+    s0 = hn::MulAdd(v0, v0, s0);
+    s1 = hn::MulAdd(v1, v1, s1);
+    s2 = hn::MulAdd(v2, v2, s2);
+    s3 = hn::MulAdd(v3, v3, s3);
+  }
+  for (; k + lanes <= n; k += lanes) {
+    const auto v = deviation(x + k);
+    s0 = hn::MulAdd(v, v, s0);
+  }
+  double total = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+  for (; k < n; ++k) {
+    const double v = static_cast<double>(x[k]) - center;
+    total += v * v;
+  }
+  return total;
+}
+
+// acc[j] += x[r * stride + j] (kCentered: (x[r * stride + j] - center[j])^2) for r < rows, j < n, in blocks
+// of 8 rows: each block reads its rows side by side and loads and stores the accumulators once.
+template <bool kCentered, typename T>
+void add_rows_run(const T* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
+                  double* acc) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<T, decltype(dd)> d;
+  const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  const auto wide = [&](const T* p) {
+    if constexpr (sizeof(T) == sizeof(double)) {
+      return hn::LoadU(dd, p);
+    } else {
+      return hn::PromoteTo(dd, hn::LoadU(d, p));
+    }
+  };
+  constexpr std::int64_t kBlock = 8;
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const std::int64_t block = std::min(kBlock, rows - r0);
+    const T* first = x + r0 * stride;
+    std::int64_t j = 0;
+    for (; j + lanes <= n; j += lanes) {
+      auto a = hn::LoadU(dd, acc + j);
+      const auto c = kCentered ? hn::LoadU(dd, center + j) : hn::Zero(dd);
+      for (std::int64_t r = 0; r < block; ++r) {
+        const auto v = wide(first + r * stride + j);
+        if constexpr (kCentered) {
+          const auto dv = hn::Sub(v, c);
+          a = hn::MulAdd(dv, dv, a);
+        } else {
+          a = hn::Add(a, v);
+        }
+      }
+      hn::StoreU(a, dd, acc + j);
+    }
+    for (; j < n; ++j) {
+      for (std::int64_t r = 0; r < block; ++r) {
+        const double v = static_cast<double>(first[r * stride + j]);
+        if constexpr (kCentered) {
+          acc[j] += (v - center[j]) * (v - center[j]);
+        } else {
+          acc[j] += v;
+        }
+      }
+    }
+  }
 }
 
 // max (kMax) or min of a run; NumPy's rule: a nan anywhere in the run is the result.
@@ -127,6 +213,24 @@ std::int64_t first_index_run(const T* x, std::int64_t len, T value) {
 
 double SumF32(const float* x, std::int64_t n) { return sum_run(x, n); }
 double SumF64(const double* x, std::int64_t n) { return sum_run(x, n); }
+double SquaredDeviationsF32(const float* x, std::int64_t n, double c) { return squared_deviations_run(x, n, c); }
+double SquaredDeviationsF64(const double* x, std::int64_t n, double c) { return squared_deviations_run(x, n, c); }
+void AddRowsF32(const float* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
+                double* acc) {
+  if (center != nullptr) {
+    add_rows_run<true>(x, rows, stride, n, center, acc);
+  } else {
+    add_rows_run<false>(x, rows, stride, n, center, acc);
+  }
+}
+void AddRowsF64(const double* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
+                double* acc) {
+  if (center != nullptr) {
+    add_rows_run<true>(x, rows, stride, n, center, acc);
+  } else {
+    add_rows_run<false>(x, rows, stride, n, center, acc);
+  }
+}
 float MaxF32(const float* x, std::int64_t n) { return extremum_run<true>(x, n); }
 double MaxF64(const double* x, std::int64_t n) { return extremum_run<true>(x, n); }
 float MinF32(const float* x, std::int64_t n) { return extremum_run<false>(x, n); }
@@ -157,6 +261,10 @@ namespace accelera::cpu::simd {
 
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
+HWY_EXPORT(SquaredDeviationsF32);
+HWY_EXPORT(SquaredDeviationsF64);
+HWY_EXPORT(AddRowsF32);
+HWY_EXPORT(AddRowsF64);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(MaxF64);
 HWY_EXPORT(MinF32);
@@ -188,6 +296,24 @@ double sum(const float* x, std::int64_t n) {
 double sum(const double* x, std::int64_t n) {
   ensure_target_selected();
   return HWY_DYNAMIC_DISPATCH(SumF64)(x, n);
+}
+double sum_squared_deviations(const float* x, std::int64_t n, double center) {
+  ensure_target_selected();
+  return HWY_DYNAMIC_DISPATCH(SquaredDeviationsF32)(x, n, center);
+}
+double sum_squared_deviations(const double* x, std::int64_t n, double center) {
+  ensure_target_selected();
+  return HWY_DYNAMIC_DISPATCH(SquaredDeviationsF64)(x, n, center);
+}
+void add_rows(const float* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
+              double* acc) {
+  ensure_target_selected();
+  HWY_DYNAMIC_DISPATCH(AddRowsF32)(x, rows, stride, n, center, acc);
+}
+void add_rows(const double* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
+              double* acc) {
+  ensure_target_selected();
+  HWY_DYNAMIC_DISPATCH(AddRowsF64)(x, rows, stride, n, center, acc);
 }
 float max(const float* x, std::int64_t n) {
   ensure_target_selected();

@@ -96,6 +96,15 @@ void complex_abs(const double* pairs, double* out, std::int64_t n);
 // Sums accumulate in double. max returns the first nan of the run if there is one, and -inf for n == 0.
 double sum(const float* x, std::int64_t n);
 double sum(const double* x, std::int64_t n);
+// The sum of (x[k] - center)^2, in double (var's second pass).
+double sum_squared_deviations(const float* x, std::int64_t n, double center);
+double sum_squared_deviations(const double* x, std::int64_t n, double center);
+// Column sums: acc[j] += x[r * stride + j] for r < rows and j < n; with a center (not null),
+// acc[j] += (x[r * stride + j] - center[j])^2 instead.
+void add_rows(const float* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
+              double* acc);
+void add_rows(const double* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
+              double* acc);
 float max(const float* x, std::int64_t n);
 double max(const double* x, std::int64_t n);
 float min(const float* x, std::int64_t n);
