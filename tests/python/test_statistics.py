@@ -210,6 +210,21 @@ def test_reductions_of_contiguous_runs_at_lane_and_part_boundaries(device, n, dt
             assert_close(getattr(ac, fn)(ac.asarray(data, device=device), axis=axis), want, dtype_wanted, scale=scale)
 
 
+# Column reductions: a few columns over many rows (OpenCL's CPU-device form splits the rows into parts), a
+# row wider than one block of columns with a tail past whole vectors, and a kept axis before the reduced one.
+@pytest.mark.parametrize("shape, axis", [((70_000, 3), 0), ((3_000, 7), 0), ((300, 2_500), 0), ((4, 700, 5), 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_column_reductions_of_narrow_and_wide_matrices(device, shape, axis, dtype, rng):
+    x = random_array(rng, shape, dtype)
+    t = ac.asarray(x, device=device)
+    for fn in ("sum", "max", "min", "mean", "var"):
+        dtype_wanted = getattr(np, fn)(x, axis=axis).dtype
+        exact = fn in ("max", "min") or x.dtype.kind != "f" and fn == "sum"
+        want = getattr(np, fn)(x if exact else x.astype(np.float64), axis=axis)
+        scale = None if exact else np.sum(np.abs(x.astype(np.float64)), axis=axis) / (shape[axis] if fn != "sum" else 1)
+        assert_close(getattr(ac, fn)(t, axis=axis), want, dtype_wanted, scale=scale, factor=10)
+
+
 @pytest.mark.parametrize("n", RUN_LENGTHS)
 @pytest.mark.parametrize("where", ["first", "lane", "tail", "last"])
 def test_nan_and_ties_anywhere_in_a_run(device, n, where):

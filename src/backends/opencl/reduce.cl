@@ -1,5 +1,5 @@
 // The reductions sum, mean, prod, max and min. K: the kept layout (0: out, 1: x); R: the reduced layout
-// (1: x). One of three launch forms (reduce.cpp chooses):
+// (1: x). The launch forms (reduce.cpp chooses):
 // - default: one work-group per output; its work-items stride over the reduced elements, then combine in
 //   local memory;
 // - PER_ITEM: one work-item per output, looping over the reduced elements: adjacent work-items read
@@ -14,10 +14,12 @@
 //   per-item arrays it reaches by gathers and scatters, so the barrier forms above stream at about half the
 //   copy bandwidth on such devices while this one streams at the copy's. (No prod: its integer products
 //   multiply as unsigned, which the vector step would not.)
-// - COLUMN_BLOCKS (CPU devices, column reductions: the innermost kept axis is x's dense one): each
-//   work-item reduces 64 adjacent outputs, reading 64 adjacent elements of each reduced row as four
-//   vectors; columns left over at the end of a kept row go 16 at a time, then one at a time. Wide blocks
-//   keep the pages a work-item walks through few (a 16-wide block would touch a page per row).
+// - ROW_BLOCKS (CPU devices, column reductions: the innermost kept axis is x's dense one): each work-item
+//   takes up to COLUMN_CHUNK adjacent outputs and one part of the reduced rows, and adds blocks of 8 rows
+//   into accumulators of its own, 16 lanes at a time, reading eight long row segments side by side. Into
+//   the output (parts == 1) or partials (PARTIAL_PASS) that FINAL_PASS combines. Narrow matrices (a few
+//   columns, many rows) split their rows into parts, so every compute unit has work.
+// - FINAL_PASS with ITEM_PER_OUTPUT (CPU devices): a work-item per output combines its parts.
 // OP_SUM | OP_MEAN | OP_PROD | OP_MAX | OP_MIN | OP_SQDEV; ACC is the accumulator type (double for floats
 // where the device has it; long for integers, whose sums and products wrap as NumPy's do). max and min keep
 // nan. OP_SQDEV (sum_squared_deviations) sums (x - c)^2, c the output's element of `center` (out's layout,
@@ -62,7 +64,7 @@
   }
 #endif
 
-#if defined(CHUNKED) || defined(COLUMN_BLOCKS)
+#if defined(CHUNKED) || defined(ROW_BLOCKS)
 #define VT VEC(T, 16)
 #define VACC VEC(ACC, 16)
 #if defined(OP_MAX)
@@ -125,59 +127,59 @@ __kernel void reduce(const int kept_ndim, const Layout K, const int red_ndim, co
 #else
   out[io] = RESULT(acc);
 #endif
-#elif defined(COLUMN_BLOCKS)
-  const long width = K.dims[kept_ndim - 1], blocks = (width + 63) / 64;
+#elif defined(FINAL_PASS) && defined(ITEM_PER_OUTPUT)
+  // FINAL_PASS on CPU devices: a work-item per output adds its parts in order (no barriers, which a CPU
+  // device pays for per work-group).
+  const long output = get_global_id(0);
+  if (output >= outputs) return;
+  long io = oo, unused_x = 0, unused = 0;
+  ACC_OFFSETS(K, kept_ndim, output, io, unused_x, unused);
+  ACC acc = INIT;
+  for (long p = 0; p < count; ++p) acc = STEP(acc, x[xo + output * count + p]);
+  out[io] = RESULT(acc);
+#elif defined(ROW_BLOCKS)
+  // Item = ((kept row, column chunk) * parts + part): up to COLUMN_CHUNK outputs, rows [r0, r1).
+  const long width = K.dims[kept_ndim - 1], chunks = (width + COLUMN_CHUNK - 1) / COLUMN_CHUNK;
   const long item = get_global_id(0);
-  if (item >= outputs / width * blocks) return;
-  const long first = item / blocks * width + item % blocks * 64;
-  const long lanes = min(64L, width - item % blocks * 64);
+  if (item >= outputs / width * chunks * parts) return;
+  const long part = item % parts, column_block = item / parts;
+  const long first = column_block / chunks * width + column_block % chunks * COLUMN_CHUNK;
+  const long lanes = min((long)COLUMN_CHUNK, width - column_block % chunks * COLUMN_CHUNK);
+  const long rows_each = (count + parts - 1) / parts;
+  const long r0 = min(count, part * rows_each), r1 = min(count, r0 + rows_each);
   long io = oo, ix = xo, unused = 0;
   ACC_OFFSETS(K, kept_ndim, first, io, ix, unused);
   const long out_stride = K.strides[0][kept_ndim - 1];
-  ACC each[64], centers[64];
-  for (long k = 0; k < lanes; ++k) centers[k] = CENTER(io - oo + k * out_stride);
-  long done = 0;
-  if (lanes == 64) {
-    VACC a0 = (VACC)(INIT), a1 = a0, a2 = a0, a3 = a0;
-    const VACC c0 = vload16(0, centers), c1 = vload16(1, centers), c2 = vload16(2, centers),
-               c3 = vload16(3, centers);
-    for (long r = 0; r < count; ++r) {
-      long b;
-      REDUCED_OFFSET(b, ix, r);
-      const VT v0 = vload16(0, x + b), v1 = vload16(1, x + b), v2 = vload16(2, x + b), v3 = vload16(3, x + b);
-      VSTEP(a0, v0, c0);
-      VSTEP(a1, v1, c1);
-      VSTEP(a2, v2, c2);
-      VSTEP(a3, v3, c3);
-    }
-    vstore16(a0, 0, each);
-    vstore16(a1, 1, each);
-    vstore16(a2, 2, each);
-    vstore16(a3, 3, each);
-    done = 64;
-  } else {
-    for (; done + 16 <= lanes; done += 16) {
-      VACC a = (VACC)(INIT);
-      const VACC cs = vload16(done / 16, centers);
-      for (long r = 0; r < count; ++r) {
-        long b;
-        REDUCED_OFFSET(b, ix + done, r);
-        const VT v = vload16(0, x + b);
-        VSTEP(a, v, cs);
+  ACC acc[COLUMN_CHUNK], centers[COLUMN_CHUNK];
+  for (long k = 0; k < lanes; ++k) {
+    acc[k] = INIT;
+    centers[k] = CENTER(io - oo + k * out_stride);
+  }
+  for (long r = r0; r < r1; r += 8) {
+    const int block = (int)min(8L, r1 - r);
+    long b[8];
+    for (int q = 0; q < block; ++q) REDUCED_OFFSET(b[q], ix, r + q);
+    long k = 0;
+    for (; k + 16 <= lanes; k += 16) {
+      VACC a = vload16(0, acc + k);
+      const VACC c = vload16(0, centers + k);
+      for (int q = 0; q < block; ++q) {
+        const VT v = vload16(0, x + b[q] + k);
+        VSTEP(a, v, c);
       }
-      vstore16(a, done / 16, each);
+      vstore16(a, 0, acc + k);
     }
-    for (long k = done; k < lanes; ++k) {
-      ACC a = INIT;
-      for (long r = 0; r < count; ++r) {
-        long b;
-        REDUCED_OFFSET(b, ix + k, r);
-        a = X_STEP(a, x[b], centers[k]);
-      }
-      each[k] = a;
+    for (; k < lanes; ++k) {
+      for (int q = 0; q < block; ++q) acc[k] = X_STEP(acc[k], x[b[q] + k], centers[k]);
     }
   }
-  for (long k = 0; k < lanes; ++k) out[io + k * out_stride] = RESULT(each[k]);
+  for (long k = 0; k < lanes; ++k) {
+#if defined(PARTIAL_PASS)
+    out[(first + k) * parts + part] = acc[k];
+#else
+    out[io + k * out_stride] = RESULT(acc[k]);
+#endif
+  }
 #elif defined(PER_ITEM)
   // parts holds the number of outputs here. Items past the end compute a copy of the last output but do
   // not store it: every item must reach the barriers.

@@ -58,8 +58,8 @@ void reduce_into(const Tensor& x, std::span<const std::int64_t> axes, const Tens
   const std::size_t acc_size = extremum ? out.itemsize() : (d.fp64 || !floating ? 8 : 4);
   const DType acc_dtype = extremum ? out.dtype() : (!floating ? DType::i64 : (d.fp64 ? DType::f64 : DType::f32));
   const ReducePlan plan = plan_reduction(d, kept, reduced);
-  const auto run = [&](const std::string& form, const Tensor& dst, const Tensor& src, std::int64_t count, std::int64_t parts,
-                       std::size_t global, std::size_t local_size) {
+  const auto run = [&](const std::string& form, const Tensor& dst, const Tensor& src, std::int64_t count,
+                       std::int64_t parts, std::size_t global, std::size_t local_size) {
     const Kernel kernel = make_kernel(d, "reduce", form);
     KernelArgs(kernel.get())
         .add(static_cast<cl_int>(kept.dims.size()))
@@ -86,21 +86,29 @@ void reduce_into(const Tensor& x, std::span<const std::int64_t> axes, const Tens
     if (plan.parts > 1) {
       const Tensor partials = Tensor::empty(Shape{kept.numel * plan.parts}, acc_dtype, out.device());
       run(options + " -DCHUNKED -DPARTIAL_PASS", partials, x, reduced.numel, plan.parts, items, group);
-      run(final_options + " -DFINAL_PASS", out, partials, plan.parts, plan.parts, outputs * local, local);
+      run(final_options + " -DFINAL_PASS -DITEM_PER_OUTPUT", out, partials, plan.parts, plan.parts, outputs,
+          chunked_group_size(d, outputs));
     } else {
       run(options + " -DCHUNKED", out, x, reduced.numel, 1, items, group);
     }
-  } else if (plan.per_item && column_blocks(d, kept) >= 4 * static_cast<std::size_t>(std::max(d.compute_units, 1)) &&
-             Op != ReduceOp::prod) {
-    const std::size_t items = column_blocks(d, kept);
-    run(options + " -DCOLUMN_BLOCKS", out, x, reduced.numel, 1, items, chunked_group_size(d, items));
+  } else if (const RowBlocks rows = row_blocks(d, kept, reduced); rows.items > 0 && Op != ReduceOp::prod) {
+    const std::string form = options + fmt::format(" -DROW_BLOCKS -DCOLUMN_CHUNK={}", kColumnChunk);
+    const std::size_t group = chunked_group_size(d, rows.items);
+    if (rows.parts > 1) {
+      const Tensor partials = Tensor::empty(Shape{kept.numel * rows.parts}, acc_dtype, out.device());
+      run(form + " -DPARTIAL_PASS", partials, x, reduced.numel, rows.parts, rows.items, group);
+      run(final_options + " -DFINAL_PASS -DITEM_PER_OUTPUT", out, partials, rows.parts, rows.parts, outputs,
+          chunked_group_size(d, outputs));
+    } else {
+      run(form, out, x, reduced.numel, 1, rows.items, group);
+    }
   } else if (plan.per_item) {
     // `parts` carries the number of outputs; the work-group size is free, so no local memory is used.
     run(options + " -DPER_ITEM", out, x, reduced.numel, kept.numel, outputs, local);
   } else if (plan.parts > 1) {
     const Tensor partials = Tensor::empty(Shape{kept.numel * plan.parts}, acc_dtype, out.device());
-    run(options + " -DPARTIAL_PASS", partials, x, reduced.numel, plan.parts, outputs * static_cast<std::size_t>(plan.parts) * local,
-        local);
+    run(options + " -DPARTIAL_PASS", partials, x, reduced.numel, plan.parts,
+        outputs * static_cast<std::size_t>(plan.parts) * local, local);
     run(final_options + " -DFINAL_PASS", out, partials, plan.parts, plan.parts, outputs * local, local);
   } else {
     run(options, out, x, reduced.numel, 1, outputs * local, local);

@@ -13,14 +13,19 @@ struct ReducePlan {
   std::int64_t parts = 1;
 };
 
+// Whether x's dense axis is a kept one (adjacent outputs read adjacent elements) and not a reduced one.
+inline bool is_column_reduction(const backends::LoopLayout<2>& kept, const backends::LoopLayout<2>& reduced) {
+  const bool kept_dense = !kept.dims.empty() && kept.strides[1][kept.dims.size() - 1] == 1;
+  const bool reduced_dense = !reduced.dims.empty() && reduced.strides[1][reduced.dims.size() - 1] == 1;
+  return kept_dense && !reduced_dense;
+}
+
 // allow_per_item: the kernel has the per-item form (reduce.cl does, arg_extremum.cl does not).
 inline ReducePlan plan_reduction(const ClDevice& d, const backends::LoopLayout<2>& kept,
                                  const backends::LoopLayout<2>& reduced, bool allow_per_item = true) {
   ReducePlan plan;
   const std::int64_t outputs = kept.numel, count = reduced.numel;
-  const bool kept_dense = !kept.dims.empty() && kept.strides[1][kept.dims.size() - 1] == 1;
-  const bool reduced_dense = !reduced.dims.empty() && reduced.strides[1][reduced.dims.size() - 1] == 1;
-  if (allow_per_item && kept_dense && !reduced_dense && outputs >= 256) {
+  if (allow_per_item && is_column_reduction(kept, reduced) && outputs >= 256) {
     plan.per_item = true;
     return plan;
   }
@@ -36,12 +41,23 @@ inline bool chunked_reduction(const ClDevice& d, const backends::LoopLayout<2>& 
   return !d.is_accelerator && reduced.dims.size() == 1 && reduced.strides[1][0] == 1;
 }
 
-// Work-items of reduce.cl's COLUMN_BLOCKS form on a CPU device (0 on other devices): one per 64 adjacent
-// outputs of a kept row.
-inline std::size_t column_blocks(const ClDevice& d, const backends::LoopLayout<2>& kept) {
-  if (d.is_accelerator || kept.dims.empty()) return 0;
-  const auto width = static_cast<std::size_t>(kept.dims.back());
-  return static_cast<std::size_t>(kept.numel) / width * ((width + 63) / 64);
+// reduce.cl's ROW_BLOCKS form (CPU devices): outputs per work-item, and how many parts split the rows.
+inline constexpr std::int64_t kColumnChunk = 1024;
+struct RowBlocks {
+  std::size_t items = 0;  // 0: the form does not apply
+  std::int64_t parts = 1;
+};
+inline RowBlocks row_blocks(const ClDevice& d, const backends::LoopLayout<2>& kept,
+                            const backends::LoopLayout<2>& reduced) {
+  if (d.is_accelerator || !is_column_reduction(kept, reduced)) return {};
+  const std::int64_t rows = reduced.numel;
+  const std::int64_t width = kept.dims.back(), chunks = (width + kColumnChunk - 1) / kColumnChunk;
+  const std::int64_t blocks = kept.numel / width * chunks;
+  // Several items per compute unit, each over at least 64 rows.
+  const std::int64_t wanted = 8 * std::max(d.compute_units, 1);
+  const std::int64_t parts =
+      std::clamp<std::int64_t>((wanted + blocks - 1) / blocks, 1, std::max<std::int64_t>(rows / 64, 1));
+  return {static_cast<std::size_t>(blocks * parts), parts};
 }
 
 // Work-group size for `items` independent work-items on a CPU device: small enough that every compute
