@@ -5,6 +5,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 inline uint4 philox4x32_10(uint4 c, uint k0, uint k1) {
+#pragma unroll
   for (int round = 0; round < 10; ++round) {
     if (round > 0) {
       k0 += 0x9E3779B9u;
@@ -127,12 +128,16 @@ __kernel void random(const long n, __global OUT_T* out, const long out_offset, c
   const uint4 s1 = SETS >= 2 ? block_words(seed, block, 1u) : zero;
   const uint4 s2 = SETS >= 4 ? block_words(seed, block, 2u) : zero;
   const uint4 s3 = SETS >= 4 ? block_words(seed, block, 3u) : zero;
-  const int count = (int)min(4l, n - 4 * b);
-  for (int j = 0; j < count; ++j) {
 #if defined(INTEGERS)
-    STORE(out, out_offset + 4 * b + j, (OUT_T)((ulong)int_low + draw(s0, s1, s2, s3, j, range)));
+#define STORE_ELEMENT(j) STORE(out, out_offset + 4 * b + (j), (OUT_T)((ulong)int_low + draw(s0, s1, s2, s3, (j), range)))
 #else
-    STORE(out, out_offset + 4 * b + j, low + scale * element(s0, s1, s2, s3, j));
+#define STORE_ELEMENT(j) STORE(out, out_offset + 4 * b + (j), low + scale * element(s0, s1, s2, s3, (j)))
 #endif
-  }
+  // Written out with constant word indices and no loop, so that a CPU device's compiler can vectorise
+  // across work-items; only the last block is partial.
+  const long count = n - 4 * b;
+  STORE_ELEMENT(0);
+  if (count > 1) STORE_ELEMENT(1);
+  if (count > 2) STORE_ELEMENT(2);
+  if (count > 3) STORE_ELEMENT(3);
 }
