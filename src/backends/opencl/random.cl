@@ -133,8 +133,8 @@ __kernel void random(const long n, __global OUT_T* out, const long out_offset, c
 #else
 #define STORE_ELEMENT(j) STORE(out, out_offset + 4 * b + (j), low + scale * element(s0, s1, s2, s3, (j)))
 #endif
-  // Written out with constant word indices and no loop, so that a CPU device's compiler can vectorise
-  // across work-items; only the last block is partial.
+  // Written out with constant word indices and no loop (only the last block is partial): PoCL's code for
+  // it is 1.7x faster than for a loop over the block, though still scalar per work-item.
   const long count = n - 4 * b;
   STORE_ELEMENT(0);
   if (count > 1) STORE_ELEMENT(1);
