@@ -118,6 +118,107 @@ inline ulong draw(uint4 s0, uint4 s1, uint4 s2, uint4 s3, int j, ulong range) {
 #endif
 #endif
 
+#if defined(INTEGERS)
+#define STORE_ELEMENT(b, j) \
+  STORE(out, out_offset + 4 * (b) + (j), (OUT_T)((ulong)int_low + draw(s0, s1, s2, s3, (j), range)))
+#else
+#define STORE_ELEMENT(b, j) STORE(out, out_offset + 4 * (b) + (j), low + scale * element(s0, s1, s2, s3, (j)))
+#endif
+// The four elements of block b (only the last block of the tensor is partial), written out with constant
+// word indices: PoCL's code for this is 1.7x faster than for a loop over the block.
+#define STORE_BLOCK(b)                        \
+  {                                           \
+    const long count_ = n - 4 * (b);          \
+    STORE_ELEMENT(b, 0);                      \
+    if (count_ > 1) STORE_ELEMENT(b, 1);      \
+    if (count_ > 2) STORE_ELEMENT(b, 2);      \
+    if (count_ > 3) STORE_ELEMENT(b, 3);      \
+  }
+
+#if defined(VECTOR_BLOCKS)
+// CPU devices: a work-item runs Philox for 8 blocks at once, one per lane of uint8 vectors (the same
+// rounds as philox4x32_10), then writes each block's elements; PoCL would run one block per work-item in
+// scalar code.
+inline void philox8(uint8* w0, uint8* w1, uint8* w2, uint8* w3, uint k0, uint k1) {
+  uint8 c0 = *w0, c1 = *w1, c2 = *w2, c3 = *w3;
+#pragma unroll
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const uint8 hi0 = mul_hi((uint8)(0xD2511F53u), c0), lo0 = (uint8)(0xD2511F53u) * c0;
+    const uint8 hi1 = mul_hi((uint8)(0xCD9E8D57u), c2), lo1 = (uint8)(0xCD9E8D57u) * c2;
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+  }
+  *w0 = c0;
+  *w1 = c1;
+  *w2 = c2;
+  *w3 = c3;
+}
+
+// words[set][word][lane]: word `word` of set `set` of block first + lane.
+inline void block_words8(ulong seed, ulong first, uint set, uint words[4][8]) {
+  const ulong8 blocks = (ulong8)(first) + (ulong8)(0, 1, 2, 3, 4, 5, 6, 7);
+  uint8 w0 = convert_uint8(blocks), w1 = convert_uint8(blocks >> 32), w2 = (uint8)(set), w3 = (uint8)(0u);
+  philox8(&w0, &w1, &w2, &w3, (uint)seed, (uint)(seed >> 32));
+  vstore8(w0, 0, words[0]);
+  vstore8(w1, 0, words[1]);
+  vstore8(w2, 0, words[2]);
+  vstore8(w3, 0, words[3]);
+}
+
+__kernel void random(const long n, __global OUT_T* out, const long out_offset, const ulong seed,
+                     const ulong offset, const CT low, const CT scale, const long int_low, const ulong range) {
+  const long b0 = 8 * get_global_id(0);
+  if (b0 * 4 >= n) return;
+  uint words[SETS][4][8];
+  for (uint set = 0; set < SETS; ++set) block_words8(seed, offset + (ulong)b0, set, words[set]);
+#if defined(NORMAL)
+  // Box-Muller on the lanes: elements 2p and 2p + 1 of each block from words 2p and 2p + 1, as element().
+  CT values[4][8];
+  for (int p = 0; p < 4; p += 2) {
+#if defined(OUT_F64)
+    const ulong8 w1 = (convert_ulong8(vload8(0, words[0][p])) << 32) | convert_ulong8(vload8(0, words[1][p]));
+    const ulong8 w2 =
+        (convert_ulong8(vload8(0, words[0][p + 1])) << 32) | convert_ulong8(vload8(0, words[1][p + 1]));
+    const double8 u1 = 1.0 - convert_double8(w1 >> 11) * 0x1p-53;
+    const double8 u2 = convert_double8(w2 >> 11) * 0x1p-53;
+    const double8 r = sqrt(-2.0 * log(u1)), theta = 6.28318530717958647692 * u2;
+    vstore8(r * cos(theta), 0, values[p]);
+    vstore8(r * sin(theta), 0, values[p + 1]);
+#else
+    const float8 u1 = 1.0f - convert_float8(vload8(0, words[0][p]) >> 8) * 0x1p-24f;
+    const float8 u2 = convert_float8(vload8(0, words[0][p + 1]) >> 8) * 0x1p-24f;
+    const float8 r = sqrt(-2.0f * log(u1)), theta = 6.28318530717958647692f * u2;
+    vstore8(r * cos(theta), 0, values[p]);
+    vstore8(r * sin(theta), 0, values[p + 1]);
+#endif
+  }
+  for (int lane = 0; lane < 8; ++lane) {
+    const long b = b0 + lane;
+    for (int j = 0; j < 4 && 4 * b + j < n; ++j) STORE(out, out_offset + 4 * b + j, low + scale * values[j][lane]);
+  }
+#else
+  const uint4 zero = (uint4)(0u);
+#pragma unroll
+  for (int lane = 0; lane < 8; ++lane) {
+    const long b = b0 + lane;
+    if (4 * b >= n) break;
+#define LANE_WORDS(set) (uint4)(words[set][0][lane], words[set][1][lane], words[set][2][lane], words[set][3][lane])
+    const uint4 s0 = LANE_WORDS(0);
+    const uint4 s1 = SETS >= 2 ? LANE_WORDS(SETS >= 2 ? 1 : 0) : zero;
+    const uint4 s2 = SETS >= 4 ? LANE_WORDS(SETS >= 4 ? 2 : 0) : zero;
+    const uint4 s3 = SETS >= 4 ? LANE_WORDS(SETS >= 4 ? 3 : 0) : zero;
+    STORE_BLOCK(b);
+  }
+#endif
+}
+#else
+// One block per work-item (GPUs).
 __kernel void random(const long n, __global OUT_T* out, const long out_offset, const ulong seed,
                      const ulong offset, const CT low, const CT scale, const long int_low, const ulong range) {
   const long b = get_global_id(0);
@@ -128,16 +229,6 @@ __kernel void random(const long n, __global OUT_T* out, const long out_offset, c
   const uint4 s1 = SETS >= 2 ? block_words(seed, block, 1u) : zero;
   const uint4 s2 = SETS >= 4 ? block_words(seed, block, 2u) : zero;
   const uint4 s3 = SETS >= 4 ? block_words(seed, block, 3u) : zero;
-#if defined(INTEGERS)
-#define STORE_ELEMENT(j) STORE(out, out_offset + 4 * b + (j), (OUT_T)((ulong)int_low + draw(s0, s1, s2, s3, (j), range)))
-#else
-#define STORE_ELEMENT(j) STORE(out, out_offset + 4 * b + (j), low + scale * element(s0, s1, s2, s3, (j)))
-#endif
-  // Written out with constant word indices and no loop (only the last block is partial): PoCL's code for
-  // it is 1.7x faster than for a loop over the block, though still scalar per work-item.
-  const long count = n - 4 * b;
-  STORE_ELEMENT(0);
-  if (count > 1) STORE_ELEMENT(1);
-  if (count > 2) STORE_ELEMENT(2);
-  if (count > 3) STORE_ELEMENT(3);
+  STORE_BLOCK(b);
 }
+#endif

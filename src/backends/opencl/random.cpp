@@ -27,7 +27,10 @@ void launch_random(const Tensor& out, const char* dist, std::uint64_t seed, std:
                    double scale, std::int64_t int_low, std::uint64_t range) {
   ClDevice& d = cl_device(out.device());
   ACC_CHECK(out.dtype() != DType::f64 || d.fp64, DTypeError, "{} has no float64 support (cl_khr_fp64)", d.name);
-  const Kernel kernel = make_kernel(d, "random", fmt::format("-D{} {}", dist, output_option(out.dtype())));
+  // CPU devices run Philox on 8 blocks per work-item in vector lanes (random.cl).
+  const std::size_t blocks_per_item = d.is_accelerator ? 1 : 8;
+  const Kernel kernel = make_kernel(d, "random", fmt::format("-D{} {}{}", dist, output_option(out.dtype()),
+                                                             d.is_accelerator ? "" : " -DVECTOR_BLOCKS"));
   const cl_long n = out.numel();
   KernelArgs args(kernel.get());
   args.add(n).add(buffer_of(out)).add(static_cast<cl_long>(out.offset())).add(static_cast<cl_ulong>(seed))
@@ -38,7 +41,8 @@ void launch_random(const Tensor& out, const char* dist, std::uint64_t seed, std:
     args.add(static_cast<cl_float>(low)).add(static_cast<cl_float>(scale));
   }
   args.add(static_cast<cl_long>(int_low)).add(static_cast<cl_ulong>(range));
-  launch(d, kernel, static_cast<std::size_t>((n + 3) / 4), kLocal, "launching random");
+  const auto blocks = static_cast<std::size_t>((n + 3) / 4);
+  launch(d, kernel, (blocks + blocks_per_item - 1) / blocks_per_item, kLocal, "launching random");
 }
 
 void uniform_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset, double low, double scale) {
