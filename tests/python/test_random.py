@@ -52,6 +52,24 @@ def test_uniforms_are_bitwise_equal_on_every_device(dtype, n):
 
 
 @needs_opencl
+@pytest.mark.parametrize("n", [1, 33, 129, 4097])
+def test_draws_after_a_partial_vector_of_blocks_are_equal_on_every_device(n):
+    # OpenCL's CPU-device kernel runs 8 counter blocks per work-item: a draw that starts 2 blocks into such
+    # a group, and one whose length ends inside a group, give the CPU's numbers.
+    def draws(device):
+        g = acr.default_rng(11)
+        g.random(5, device=device)  # 2 blocks
+        return [g.random(n, device=device).numpy(), g.integers(-9, 10**6, n, device=device).numpy(),
+                g.standard_normal(n, dtype="float64", device=device).numpy(),
+                g.standard_normal(n, dtype="float32", device=device).numpy()]
+    cpu, opencl = draws("cpu"), draws("opencl:0")
+    np.testing.assert_array_equal(cpu[0], opencl[0])
+    np.testing.assert_array_equal(cpu[1], opencl[1])
+    np.testing.assert_allclose(cpu[2], opencl[2], rtol=1e-13, atol=1e-13)  # log, sin, cos of two libms
+    np.testing.assert_allclose(cpu[3], opencl[3], rtol=1e-6, atol=1e-6)
+
+
+@needs_opencl
 @pytest.mark.parametrize("dtype,low,high", [("int32", -(2**31), 2**31), ("int64", -(2**63), 2**63),
                                             ("int64", -5, 17), ("int32", 0, 3)])
 def test_integers_are_bitwise_equal_on_every_device(dtype, low, high):
