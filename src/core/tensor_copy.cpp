@@ -36,7 +36,7 @@ void copy_on_device(const Tensor& src, const Tensor& dst) {
     copy_real(parts.select(-1, 1), imaginary);
     const Tensor truth = Tensor::empty(Shape{}, DType::boolean, dst.device());
     kernel_for(op::fill, dst.device(), DType::boolean)(truth, 1.0);
-    kernel_for(op::where, dst.device(), DType::boolean)(imaginary, truth.broadcast_to(dst.shape()), dst);
+    kernel_for(op::where, dst.device(), DType::boolean)(imaginary, truth.broadcast_to(dst.shape()), dst, dst);
     return;
   }
   if (src_complex) return copy_real(src.view_as_real().select(-1, 0), dst);

@@ -24,8 +24,8 @@ Tensor where(const Tensor& condition, const Tensor& x1, const Tensor& x2) {
   const auto kernel = kernel_for(op::where, x1.device(), dtype);
   Tensor out = Tensor::empty(shape, dtype, x1.device());
   if (shape.numel() == 0) return out;
-  copy_into(x2, out);
-  kernel(cast_to(condition, DType::boolean).broadcast_to(shape), cast_to(x1, dtype).broadcast_to(shape), out);
+  kernel(cast_to(condition, DType::boolean).broadcast_to(shape), cast_to(x1, dtype).broadcast_to(shape),
+         cast_to(x2, dtype).broadcast_to(shape), out);
   return out;
 }
 

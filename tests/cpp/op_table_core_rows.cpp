@@ -291,6 +291,24 @@ Row where_row() {
                                  },
                                  {expected}, Tol{0, 0}});
               }
+              // One operand a scalar (0-d, broadcast): the kernels' dense-or-one-element path.
+              for (const bool scalar_first : {false, true}) {
+                Input cond = make_input(shape, DType::boolean, View::contiguous, rng);
+                Input x = make_input(shape, dt, View::contiguous, rng, -100, 100);
+                Input s = make_input(Shape{}, dt, View::contiguous, rng, -100, 100);
+                const Tensor c = cond.host(), a = x.host(), b = s.host();
+                Ref expected{shape, {}, {}};
+                for_each_index(shape, [&](const Index& i, std::int64_t) {
+                  const double vx = get(a, i), vs = get(b, Index{});
+                  expected.v.push_back(get(c, i) != 0 ? (scalar_first ? vs : vx) : (scalar_first ? vx : vs));
+                });
+                const auto run = [scalar_first](const std::vector<Tensor>& t, const Device&) {
+                  return std::vector<Tensor>{scalar_first ? accelera::where(t[0], t[2], t[1])
+                                                          : accelera::where(t[0], t[1], t[2])};
+                };
+                cases.push_back({label(shape, View::contiguous) + (scalar_first ? " scalar x1" : " scalar x2"),
+                                 {cond, x, s}, run, {expected}, Tol{0, 0}});
+              }
             }
             return cases;
           }};

@@ -6,9 +6,10 @@
 
 namespace accelera::cuda::kernels {
 
-// out = x where the condition (bool bytes) holds; operands 0: out, 1: condition, 2: x. Elements are moved
-// as `itemsize`-byte words; false, launching nothing, for another size.
-bool where(const Layout& layout, void* out, const void* condition, const void* x, std::size_t itemsize,
-           Launch launch);
+// out = condition (bool bytes) ? x1 : x2. `layout` holds the strides of out, the condition and x1;
+// `second` (same dims) those of x2 as its operand 0. Elements are moved as `itemsize`-byte words; false,
+// launching nothing, for another size.
+bool where(const Layout& layout, const Layout& second, void* out, const void* condition, const void* x1,
+           const void* x2, std::size_t itemsize, Launch launch);
 
 }  // namespace accelera::cuda::kernels
