@@ -6,6 +6,7 @@ managed by a caching allocator with a budget per device. See ``accelera info`` f
 
 from __future__ import annotations
 
+import atexit
 import os
 
 # Note [OpenMP wait policy] (cli/main.cpp): OpenMP workers spin briefly after a parallel region, then
@@ -15,6 +16,12 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
     os.environ["GOMP_SPINCOUNT"] = "2000"
 
 from . import _args, _core, _dtypes  # noqa: E402
+
+# Kernels still queued when the interpreter ends would run while the drivers are torn down: wait for them
+# first (Note [Work queued at exit] in src/core/registry.cpp). Python's atexit functions run before the C
+# runtime's exit handlers.
+atexit.register(_core._finish_queued_work)
+
 from ._core import (
     ArgumentError,
     CancelledError,

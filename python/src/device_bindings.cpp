@@ -52,6 +52,8 @@ void bind_devices(nb::module_& m) {
   });
   m.def("default_device", []() { return default_device().str(); });
   m.def("compiled_backends", &compiled_backends);
+  // Note [Work queued at exit] (src/core/registry.cpp); the wait releases the interpreter.
+  m.def("_finish_queued_work", &finish_queued_work, nb::call_guard<nb::gil_scoped_release>());
   m.def("_parse_device", [](const std::string& text) { return Device::parse(text).str(); });
   m.def("memory_stats", [](const std::string& device) { return stats_dict(memory_stats(Device::parse(device))); });
   m.def("empty_cache", [](const std::string& device) { empty_cache(Device::parse(device)); });

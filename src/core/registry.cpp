@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 
 #include "accelera/core/config.hpp"
 #include "accelera/core/error.hpp"
 #include "core/device_registration.hpp"
+#include "core/log.hpp"
 
 namespace accelera {
 
@@ -66,9 +68,15 @@ struct Registry {
   }
 };
 
+std::atomic<Registry*> g_started{nullptr};  // set once the registry exists (finish_queued_work starts none)
+
 Registry& registry() {
   // Deliberately leaked: Python may free tensors after static destructors have run.
-  static Registry* instance = new Registry();
+  static Registry* instance = [] {
+    auto* r = new Registry();
+    g_started.store(r, std::memory_order_release);
+    return r;
+  }();
   return *instance;
 }
 
@@ -103,6 +111,31 @@ std::vector<DeviceInfo> devices() {
     for (int i = 0; i < interface->device_count(); ++i) out.push_back(interface->device_info(i));
   }
   return out;
+}
+
+// Note [Work queued at exit]
+// Device work is asynchronous, so a program may end with kernels still queued. The drivers then run them in
+// their own threads while exit handlers tear the process down: PoCL finishes compiling a kernel in a worker
+// thread on its first launch, with LLVM, some of whose static objects are created while a program builds
+// and destroyed by exit handlers registered then. Exit handlers run in the reverse order of registration,
+// so these ran before a handler of ours registered earlier, and the worker crashed the process at exit
+// (segmentation fault, "double free or corruption"; every time with a cold PoCL cache). So the OpenCL
+// backend registers its waiting handler anew after each program build (build_program), and Python waits for
+// every device in an atexit function (accelera/__init__.py), which runs before any exit handler of the C
+// runtime.
+void finish_queued_work() noexcept {
+  Registry* r = g_started.load(std::memory_order_acquire);
+  if (r == nullptr) return;
+  for (const auto& interface : r->interfaces) {
+    if (!interface) continue;
+    for (int i = 0; i < interface->device_count(); ++i) {
+      try {
+        interface->synchronize(i);
+      } catch (const Error& error) {
+        ACC_LOG_WARN("waiting for the work queued on a device at exit failed: {}", error.what());
+      }
+    }
+  }
 }
 
 std::vector<std::string> compiled_backends() {

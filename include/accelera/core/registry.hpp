@@ -26,6 +26,11 @@ ACC_API std::vector<std::string> compiled_backends();
 // when that device does not answer), else the first GPU or accelerator, else the CPU.
 ACC_API Device default_device();
 
+// Waits for the work queued on every device of the backends in use, for exit paths: a process that ends
+// with kernels still queued would otherwise tear the drivers down under them (Note [Work queued at exit]).
+// Starts no backend; failures are logged, as no caller is left to report them to.
+ACC_API void finish_queued_work() noexcept;
+
 // Memory helpers over allocator_for(device).
 ACC_API MemoryStats memory_stats(const Device& device);
 ACC_API void empty_cache(const Device& device);

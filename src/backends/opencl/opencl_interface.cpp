@@ -177,18 +177,25 @@ namespace {
 
 OpenClInterface* g_interface = nullptr;
 
+}  // namespace
+
+void finish_queues_at_exit() {
+  // The registry keeps the interface to the end, so its destructor never waits for the queues. Registered
+  // anew after each program build, so that it runs before the exit handlers the driver's compiler
+  // registered while building (Note [Work queued at exit] in core/registry.cpp); waiting twice costs
+  // nothing.
+  std::atexit([] { g_interface->finish_all_queues(); });
+}
+
+namespace {
+
 std::unique_ptr<DeviceInterface> make_opencl_interface(std::string& absent_reason) {
   auto interface = std::make_unique<OpenClInterface>();
   if (interface->device_count() == 0) {
     absent_reason = interface->absent_reason();
     return nullptr;
   }
-  // The registry keeps the interface to the end, so its destructor never waits for the queues. Kernels still
-  // queued when the process exits would run in the driver's worker threads while the driver is being torn
-  // down (PoCL crashed so when a program exited without reading a result): wait for them at exit. This
-  // handler is registered after the driver initialised, so it runs before the driver's own clean-up.
   g_interface = interface.get();
-  std::atexit([] { g_interface->finish_all_queues(); });
   return interface;
 }
 

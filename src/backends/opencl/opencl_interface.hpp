@@ -84,6 +84,9 @@ class OpenClInterface final : public DeviceInterface {
 
 // The OpenCL device a tensor lives on (kernels find their queues and programs through it).
 ClDevice& cl_device(const Device& device);
+// Registers an exit handler that waits for every queue (Note [Work queued at exit] in core/registry.cpp);
+// called after each program build.
+void finish_queues_at_exit();
 
 // The cl_mem behind a tensor's storage (its first element is at tensor.offset() elements in).
 inline cl_mem buffer_of(const Tensor& t) { return static_cast<cl_mem>(t.storage()->data()); }

@@ -58,7 +58,10 @@ cl_program build_program(ClDevice& device, const std::string& source, const std:
                          const std::string& what, BuildFailure on_failure) {
   const std::string key = program_cache_key(device, source, options);
   if (auto binary = detail::kernel_cache_load(key)) {
-    if (cl_program program = program_from_binary(device, *binary, options)) return program;
+    if (cl_program program = program_from_binary(device, *binary, options)) {
+      finish_queues_at_exit();
+      return program;
+    }
     detail::kernel_cache_discard(key, fmt::format("rejected by {}", device.name));
   }
   const char* text = source.c_str();
@@ -76,6 +79,7 @@ cl_program build_program(ClDevice& device, const std::string& source, const std:
     if (on_failure == BuildFailure::user_error) throw ValueError(message);
     throw InternalError(message);
   }
+  finish_queues_at_exit();
   const std::string binary = program_binary(program);
   if (!binary.empty()) detail::kernel_cache_store(key, binary);
   return program;
