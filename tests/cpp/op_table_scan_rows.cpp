@@ -51,10 +51,13 @@ Ref scan_ref(const Tensor& x, std::int64_t axis, bool product, bool initial) {
 Row scan_row(const std::string& name, bool product) {
   return {name, [product](DType dt, std::mt19937_64& rng) {
             std::vector<Case> cases;
-            // {3, 20011} and {257, 3} split their axes into blocks on the CPU and on devices; {100003} is
+            // {3, 20011}, {257, 3}, {2, 300, 37} and {300, 200} split their axes into blocks on the CPU and
+            // on devices ({3, 20011} along axis 0 is 20 column chunks of OpenCL's CPU form, the last one
+            // partial; {2, 300, 37} along axis 1 is two 16-lane vectors and 5 single columns); {100003} is
             // one long line, which the CPU also cuts into pieces that advance together (odd remainders).
             for (const Shape& shape : {Shape{7}, Shape{1}, Shape{0, 5}, Shape{13, 31}, Shape{3, 1, 127},
-                                       Shape{257, 3}, Shape{2, 3, 4, 5}, Shape{3, 20011}, Shape{100003}}) {
+                                       Shape{257, 3}, Shape{2, 3, 4, 5}, Shape{2, 300, 37}, Shape{300, 200},
+                                       Shape{3, 20011}, Shape{100003}}) {
               const bool long_axis = shape.numel() > 10000;
               // Products: small integers (they wrap anyway) and floats near 1 (no overflow over long axes).
               const double lo = integral(dt) ? (product ? -3 : -1000) : (product ? (long_axis ? 0.99 : 0.8) : -1);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "accelera/core/registry.hpp"
 #include "core/device_registration.hpp"
@@ -45,6 +46,27 @@ void BufferAllocator::raw_free(void* ptr, std::size_t) noexcept {
   if (status != CL_SUCCESS) ACC_LOG_ERROR("clReleaseMemObject failed: {}", status_name(status));
 }
 
+// Note [OpenCL kernel forms]
+// Some kernels have two forms: one for GPUs and accelerators (work-groups that cooperate through local
+// memory and barriers, one work-item per element or small group of them) and one for CPU devices, which run
+// a work-group's items one after the other and vectorise across them, so that barrier forms stream at
+// half the memory bandwidth or less there (each work-item owns contiguous memory and vector accumulators
+// instead): the reductions and arg_extremum (reduce_plan.hpp), the scans (scan.cpp) and random.
+// ACCELERA_OPENCL_KERNEL_FORMS=accelerator|cpu picks one form for every device, so that the GPU forms are
+// tested on a CPU device too (tests/cpp/CMakeLists.txt); auto (the default) picks by device type.
+namespace {
+
+bool use_cpu_forms(bool is_accelerator) {
+  const char* chosen = std::getenv("ACCELERA_OPENCL_KERNEL_FORMS");
+  const std::string_view value = chosen == nullptr ? "auto" : chosen;
+  if (value == "auto") return !is_accelerator;
+  if (value == "cpu") return true;
+  if (value == "accelerator") return false;
+  throw ValueError(fmt::format("ACCELERA_OPENCL_KERNEL_FORMS='{}' is not one of auto, cpu, accelerator", value));
+}
+
+}  // namespace
+
 ClDevice::ClDevice(cl_platform_id p, cl_device_id d) : platform(p), id(d) {
   std::size_t size = 0;
   ACC_CL_CHECK(clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &size), "querying the platform name");
@@ -61,6 +83,7 @@ ClDevice::ClDevice(cl_platform_id p, cl_device_id d) : platform(p), id(d) {
   max_work_group = device_value<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   fp64 = device_value<cl_ulong>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   is_accelerator = (device_value<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) == 0;
+  cpu_forms = use_cpu_forms(is_accelerator);
   cl_int status = CL_SUCCESS;
   context = clCreateContext(nullptr, 1, &d, nullptr, nullptr, &status);
   ACC_CL_CHECK(status, "creating a context for " + name);

@@ -40,6 +40,7 @@ struct ClDevice {
   int compute_units = 0;
   bool fp64 = false;
   bool is_accelerator = false;  // GPU or accelerator, not a CPU device
+  bool cpu_forms = false;  // kernels in their CPU-device forms (Note [OpenCL kernel forms])
   std::size_t max_work_group = 1;
   std::unique_ptr<BufferAllocator> allocator;
 

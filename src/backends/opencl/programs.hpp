@@ -1,6 +1,7 @@
 #pragma once
 // Building and launching the backend's own OpenCL programs. Each kernel file (<name>.cl beside its
 // launcher, embedded at build time) is built after common.cl, once per device, option set and prelude.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -72,6 +73,13 @@ class KernelArgs {
   cl_kernel m_kernel;
   cl_uint m_index = 0;
 };
+
+// Work-group size for `items` independent work-items on a CPU device: small enough that every compute
+// unit gets several groups, so that a slow core does not hold up the others.
+inline std::size_t chunked_group_size(const ClDevice& d, std::size_t items) {
+  const std::size_t groups_wanted = 4 * static_cast<std::size_t>(std::max(d.compute_units, 1));
+  return std::clamp<std::size_t>(items / groups_wanted, 1, std::min<std::size_t>(16, d.max_work_group));
+}
 
 // Enqueues a 1-D launch of `global` work-items (rounded up to `local`) on the compute queue.
 void launch(ClDevice& device, const Kernel& kernel, std::size_t global, std::size_t local, const char* what);

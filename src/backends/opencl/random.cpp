@@ -28,9 +28,9 @@ void launch_random(const Tensor& out, const char* dist, std::uint64_t seed, std:
   ClDevice& d = cl_device(out.device());
   ACC_CHECK(out.dtype() != DType::f64 || d.fp64, DTypeError, "{} has no float64 support (cl_khr_fp64)", d.name);
   // CPU devices run Philox on 8 blocks per work-item in vector lanes (random.cl).
-  const std::size_t blocks_per_item = d.is_accelerator ? 1 : 8;
+  const std::size_t blocks_per_item = d.cpu_forms ? 8 : 1;
   const Kernel kernel = make_kernel(d, "random", fmt::format("-D{} {}{}", dist, output_option(out.dtype()),
-                                                             d.is_accelerator ? "" : " -DVECTOR_BLOCKS"));
+                                                             d.cpu_forms ? " -DVECTOR_BLOCKS" : ""));
   const cl_long n = out.numel();
   KernelArgs args(kernel.get());
   args.add(n).add(buffer_of(out)).add(static_cast<cl_long>(out.offset())).add(static_cast<cl_ulong>(seed))

@@ -38,7 +38,7 @@ inline ReducePlan plan_reduction(const ClDevice& d, const backends::LoopLayout<2
 
 // Whether the chunked form runs (reduce.cl: CPU devices, one contiguous reduced run per output).
 inline bool chunked_reduction(const ClDevice& d, const backends::LoopLayout<2>& reduced) {
-  return !d.is_accelerator && reduced.dims.size() == 1 && reduced.strides[1][0] == 1;
+  return d.cpu_forms && reduced.dims.size() == 1 && reduced.strides[1][0] == 1;
 }
 
 // reduce.cl's ROW_BLOCKS form (CPU devices): outputs per work-item, and how many parts split the rows.
@@ -49,7 +49,7 @@ struct RowBlocks {
 };
 inline RowBlocks row_blocks(const ClDevice& d, const backends::LoopLayout<2>& kept,
                             const backends::LoopLayout<2>& reduced) {
-  if (d.is_accelerator || !is_column_reduction(kept, reduced)) return {};
+  if (!d.cpu_forms || !is_column_reduction(kept, reduced)) return {};
   const std::int64_t rows = reduced.numel;
   const std::int64_t width = kept.dims.back(), chunks = (width + kColumnChunk - 1) / kColumnChunk;
   const std::int64_t blocks = kept.numel / width * chunks;
@@ -58,13 +58,6 @@ inline RowBlocks row_blocks(const ClDevice& d, const backends::LoopLayout<2>& ke
   const std::int64_t parts =
       std::clamp<std::int64_t>((wanted + blocks - 1) / blocks, 1, std::max<std::int64_t>(rows / 64, 1));
   return {static_cast<std::size_t>(blocks * parts), parts};
-}
-
-// Work-group size for `items` independent work-items on a CPU device: small enough that every compute
-// unit gets several groups, so that a slow core does not hold up the others.
-inline std::size_t chunked_group_size(const ClDevice& d, std::size_t items) {
-  const std::size_t groups_wanted = 4 * static_cast<std::size_t>(std::max(d.compute_units, 1));
-  return std::clamp<std::size_t>(items / groups_wanted, 1, std::min<std::size_t>(16, d.max_work_group));
 }
 
 }  // namespace accelera::opencl
