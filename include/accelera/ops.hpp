@@ -153,6 +153,10 @@ ACC_API Tensor cumulative_prod(const Tensor& x, std::optional<std::int64_t> axis
 ACC_API std::vector<Tensor> nonzero(const Tensor& x);
 // The row-major flat positions of x's nonzero elements (int64; any rank, 0-d included).
 ACC_API Tensor flat_nonzero(const Tensor& x);
+// x[mask] for a mask of x's shape (any dtype, its nonzero elements are true): x's elements where the mask
+// holds, in row-major order, as a 1-d tensor (Note [Compaction] in src/ops/compress.hpp). The count is read
+// back to the host once. ShapeError when the shapes differ.
+ACC_API Tensor masked_select(const Tensor& x, const Tensor& mask);
 // Sorting, searching and sets (the array API's; Note [Sort keys] in src/ops/sort.hpp). sort and argsort
 // order x along `axis` stably (also when `stable` is false: one algorithm serves both), NaNs last in
 // ascending order and first in descending order, -0.0 equal to +0.0; argsort returns int64 positions.

@@ -6,7 +6,8 @@ with an index array (a Tensor, a NumPy array or a list of integers or bools) gat
 device with ``take``:
 
 - one boolean mask: the positions of its true elements (``flat_nonzero``, one count read back) index
-  the mask's axes merged into one;
+  the mask's axes merged into one; a read through a mask over every axis (``x[x > 0]``) keeps the
+  elements directly (``masked_select``: one pass, one count read back);
 - integer arrays (and integers beside them, which NumPy treats as 0-d arrays): they broadcast together,
   each is checked against its axis and wrapped when negative, and they combine into one position in
   the indexed axes taken together. The broadcast shape replaces the indexed axes where they were when
@@ -113,6 +114,28 @@ class _Selection:
         _core._copy_into(work, self.source)
 
 
+class _MaskSelection(_Selection):
+    """A boolean mask over the axes ``axis`` to ``axis + mask.ndim`` of ``source``. A read through a mask
+    over every axis keeps the elements in one pass (``masked_select``, Note [Compaction] in
+    src/ops/compress.hpp); other reads and writes go through the positions of the true elements, found
+    when first needed."""
+
+    def __init__(self, source: Tensor, flat_shape: tuple, mask: Tensor, axis: int):
+        self.source, self.flat_shape, self.mask, self.axis, self.order = source, flat_shape, mask, axis, None
+        self._positions = None
+
+    @property
+    def index(self) -> Tensor:
+        if self._positions is None:
+            self._positions = _core.flat_nonzero(self.mask)
+        return self._positions
+
+    def read(self) -> Tensor:
+        if self.axis == 0 and self.mask.ndim == self.source.ndim:
+            return _core.masked_select(self.source, self.mask)
+        return super().read()
+
+
 def _permute(tensor: Tensor, order: tuple) -> Tensor:
     from ._manipulation import permute_dims
 
@@ -165,7 +188,7 @@ def _masked(view: Tensor, mask: Tensor, at: int) -> _Selection:
         raise IndexError(f"a boolean index of shape {tuple(mask.shape)} does not match the indexed axes "
                          f"{extents}")
     flat_shape = tuple(view.shape[:at]) + (-1,) + tuple(view.shape[at + mask.ndim:])
-    return _Selection(view, flat_shape, _core.flat_nonzero(mask), at, None)
+    return _MaskSelection(view, flat_shape, mask, at)
 
 
 def _gathered(view: Tensor, arrays: list, positions: list) -> _Selection:

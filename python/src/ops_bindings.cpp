@@ -134,6 +134,7 @@ void bind_ops(nb::module_& m) {
   def_scan<&cumulative_prod>(m, "cumulative_prod");
   m.def("nonzero", &nonzero, nb::arg("x"), nb::call_guard<ReleaseGil>());
   m.def("flat_nonzero", &flat_nonzero, nb::arg("x"), nb::call_guard<ReleaseGil>());
+  m.def("masked_select", &masked_select, nb::arg("x"), nb::arg("mask"), nb::call_guard<ReleaseGil>());
   m.def("var", &var, nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("correction") = 0.0,
         nb::arg("keepdims") = false, nb::call_guard<ReleaseGil>());
   m.def("std", &stddev, nb::arg("x"), nb::arg("axes").none() = nb::none(), nb::arg("correction") = 0.0,

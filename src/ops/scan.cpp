@@ -1,4 +1,5 @@
-// cumulative_sum, cumulative_prod and nonzero (Note [Scans] in ops/scan.hpp).
+// cumulative_sum, cumulative_prod (Note [Scans] in ops/scan.hpp) and nonzero, from flat_nonzero's positions
+// (Note [Compaction] in ops/compress.hpp).
 #include "ops/scan.hpp"
 
 #include "accelera/ops.hpp"
@@ -55,19 +56,6 @@ Tensor cumulative_sum(const Tensor& x, std::optional<std::int64_t> axis, std::op
 Tensor cumulative_prod(const Tensor& x, std::optional<std::int64_t> axis, std::optional<DType> dtype,
                        bool include_initial) {
   return cumulative(op::cumulative_prod, x, axis, dtype, include_initial);
-}
-
-Tensor flat_nonzero(const Tensor& x) {
-  check_defined(x, "nonzero", "x");
-  if (x.numel() == 0) return Tensor::empty(Shape{0}, DType::i64, x.device());
-  const std::int64_t flat[] = {-1};
-  const Tensor flags = cast_to(cast_to(x, DType::boolean), DType::i64).reshape(flat);
-  const Tensor counts = cumulative_sum(flags, 0);
-  // The one host read: the result's length is the total count.
-  const std::int64_t total = *counts.slice(0, x.numel() - 1, x.numel()).to(Device::cpu()).data<std::int64_t>();
-  Tensor positions = Tensor::empty(Shape{total}, DType::i64, x.device());
-  if (total > 0) kernel_for(op::scan_positions, x.device(), DType::i64)(counts, positions);
-  return positions;
 }
 
 std::vector<Tensor> nonzero(const Tensor& x) {

@@ -8,11 +8,7 @@
 // single long axis runs in parallel, and float results differ from a sequential sum by reassociation only.
 // Sums and products accumulate in float64 for floating x where the device has it (float32 on OpenCL devices
 // without fp64), in float for float16/bfloat16, and wrap as unsigned 64-bit for integers, as NumPy's do.
-//
-// nonzero builds on the scan: `counts` is the inclusive cumulative sum of x's nonzero flags (int64, one per
-// element, row-major), so element p is nonzero exactly where counts rises, and its rank among the nonzero
-// elements is counts[p] - 1. scan_positions writes positions[counts[p] - 1] = p there: the row-major flat
-// positions of the nonzero elements, in order, with no atomics and no host round trip but the total count.
+
 #include <cstdint>
 
 #include "accelera/core/tensor.hpp"
@@ -22,13 +18,10 @@ namespace accelera {
 
 using ScanKernel = void(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, bool include_initial,
                         const Tensor& out);
-// counts: int64, contiguous, at least one element; positions: int64, contiguous, counts[-1] elements.
-using ScanPositionsKernel = void(const Tensor& counts, const Tensor& positions);
 
 namespace op {
 inline constexpr OpSchema<ScanKernel> cumulative_sum{"cumulative_sum"};
 inline constexpr OpSchema<ScanKernel> cumulative_prod{"cumulative_prod"};
-inline constexpr OpSchema<ScanPositionsKernel> scan_positions{"scan_positions"};
 }  // namespace op
 
 }  // namespace accelera

@@ -100,8 +100,9 @@ std::vector<Ref> nonzero_ref(const Tensor& x) {
   return refs;
 }
 
+// nonzero through the compaction's positions (mask_counts, then compress without values).
 Row nonzero_row() {
-  return {"scan_positions", [](DType, std::mt19937_64& rng) {
+  return {"mask_counts", [](DType, std::mt19937_64& rng) {
             std::vector<Case> cases;
             for (const Shape& shape : {Shape{}, Shape{1}, Shape{7}, Shape{0, 5}, Shape{13, 31}, Shape{3, 1, 127},
                                        Shape{2, 3, 4, 5}, Shape{100003}}) {
@@ -125,10 +126,47 @@ Row nonzero_row() {
           }};
 }
 
+// masked_select(x, mask) (compress with values): every dtype, views of x and of the mask, masks about a
+// third true, all true and all false. {100003} and {1000, 37} are several chunks on every device (the CPU's
+// are a quarter of a thread's share; a GPU's 4096 elements), each ending with kept and dropped elements.
+Row compress_row() {
+  return {"compress", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            for (const Shape& shape : {Shape{}, Shape{1}, Shape{7}, Shape{0, 5}, Shape{13, 31}, Shape{3, 1, 127},
+                                       Shape{2, 3, 4, 5}, Shape{1000, 37}, Shape{100003}}) {
+              for (View v : {View::contiguous, View::transposed, View::step2}) {
+                for (const char* kind : {"a third", "all", "none"}) {
+                  if (std::string(kind) != "a third" && v != View::contiguous) continue;
+                  Input x = make_input(shape, dt, v, rng, -100, 100);
+                  // Values in [lo, hi] rounded to integers: for [-1, 1] about a third are zero.
+                  const double lo = std::string(kind) == "all" ? 1 : (std::string(kind) == "none" ? 0 : -1);
+                  const double hi = std::string(kind) == "none" ? 0 : 1;
+                  // A float mask (its nonzero elements are true) of the same view.
+                  Input mask = make_input(shape, DType::f32, v, rng, lo, hi);
+                  mask.view = [inner = mask.view](const Tensor& t) { return accelera::round(inner(t)); };
+                  const Tensor xs = x.host(), ms = mask.host();
+                  Ref expected{Shape{0}, {}, {}};
+                  for_each_index(shape, [&](const Index& i, std::int64_t) {
+                    if (get(ms, i) != 0) expected.v.push_back(get(xs, i));
+                  });
+                  expected.shape = Shape{static_cast<std::int64_t>(expected.v.size())};
+                  expected.mag.assign(expected.v.size(), 0.0);
+                  cases.push_back({shape.str() + " " + view_name(v) + " " + kind + " true", {x, mask},
+                                   [](const std::vector<Tensor>& t, const Device&) {
+                                     return std::vector<Tensor>{accelera::masked_select(t[0], t[1])};
+                                   },
+                                   {expected}, Tol{0, 0}});
+                }
+              }
+            }
+            return cases;
+          }};
+}
+
 }  // namespace
 
 std::vector<Row> scan_rows() {
-  return {scan_row("cumulative_sum", false), scan_row("cumulative_prod", true), nonzero_row()};
+  return {scan_row("cumulative_sum", false), scan_row("cumulative_prod", true), nonzero_row(), compress_row()};
 }
 
 }  // namespace acc_test::op_table

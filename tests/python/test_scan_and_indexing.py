@@ -121,6 +121,27 @@ def test_boolean_mask_indexing_matches_numpy(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint16", "int64", "bool", "complex64",
+                                   "complex128"])
+def test_masks_over_every_axis_keep_elements_in_order(device, dtype):
+    # x[mask] over every axis compacts directly (Note [Compaction]): sizes of several chunks on every
+    # device, masks with long runs of true and false, strided x and mask, and empty results.
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((3, 70001)) * 100).astype(dtype)
+    if dtype.startswith("complex"):
+        x = x + 1j * rng.standard_normal(x.shape).astype(dtype)
+    t = ac.asarray(x, device=device)
+    runs = np.repeat(rng.random(3 * 70001 // 5000 + 1) > 0.5, 5000)[:3 * 70001].reshape(3, 70001)
+    for mask in [rng.random(x.shape) > 0.6, runs, np.zeros(x.shape, bool), np.ones(x.shape, bool)]:
+        np.testing.assert_array_equal(t[ac.asarray(mask, device=device)].numpy(), x[mask])
+    # Strided x and mask (a transposed view, every other column).
+    mask = rng.random((70001, 3)) > 0.5
+    np.testing.assert_array_equal(t.T[ac.asarray(mask, device=device)].numpy(), x.T[mask])
+    np.testing.assert_array_equal(t[:, ::2][ac.asarray(mask.T[:, ::2], device=device)].numpy(),
+                                  x[:, ::2][mask.T[:, ::2]])
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_bad_indices_raise_and_leave_the_tensor_untouched(device):
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     t = ac.asarray(x, device=device)

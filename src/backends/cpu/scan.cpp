@@ -178,18 +178,6 @@ void scan_kernel(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64
   }
 }
 
-void scan_positions_kernel(const Tensor& counts, const Tensor& positions) {
-  const std::int64_t* c = counts.data<std::int64_t>();
-  std::int64_t* p = positions.data<std::int64_t>();
-  const std::int64_t n = counts.numel();
-  const bool parallel = n >= backends::kParallelGrain && !omp_in_parallel();
-#pragma omp parallel for schedule(static) if (parallel)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t before = i == 0 ? 0 : c[i - 1];
-    if (c[i] != before) p[c[i] - 1] = i;
-  }
-}
-
 }  // namespace
 
 ACC_REGISTER_KERNELS {
@@ -197,7 +185,6 @@ ACC_REGISTER_KERNELS {
   const DTypeSet computed = dtypes::floating | DTypeSet{DType::i64};
   register_kernel(op::cumulative_sum, DeviceKind::cpu, computed, &scan_kernel<SumOp>);
   register_kernel(op::cumulative_prod, DeviceKind::cpu, computed, &scan_kernel<ProdOp>);
-  register_kernel(op::scan_positions, DeviceKind::cpu, DTypeSet{DType::i64}, &scan_positions_kernel);
 }
 
 }  // namespace accelera::cpu

@@ -1,4 +1,4 @@
-// cumulative_sum, cumulative_prod and the positions of nonzero on CUDA: launchers of scan.cu (Note [Scans]
+// cumulative_sum and cumulative_prod on CUDA: launchers of scan.cu (Note [Scans]
 // in ops/scan.hpp).
 #include "backends/common/scan_blocks.hpp"
 #include "backends/cuda/cuda_interface.hpp"
@@ -25,12 +25,6 @@ void scan_kernel(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64
                    Prod ? "cumulative_prod" : "cumulative_sum", out.dtype());
 }
 
-void scan_positions_kernel(const Tensor& counts, const Tensor& positions) {
-  CudaDevice& d = cuda_device(counts.device());
-  DeviceGuard guard(d.index);
-  kernels::scan_positions(counts.numel(), counts.data<std::int64_t>(), positions.data<std::int64_t>(), launch_of(d));
-}
-
 }  // namespace
 
 ACC_REGISTER_KERNELS {
@@ -38,7 +32,6 @@ ACC_REGISTER_KERNELS {
   const DTypeSet computed = dtypes::floating | dtypes::half | DTypeSet{DType::i64};
   register_kernel(op::cumulative_sum, DeviceKind::cuda, computed, &scan_kernel<false>);
   register_kernel(op::cumulative_prod, DeviceKind::cuda, computed, &scan_kernel<true>);
-  register_kernel(op::scan_positions, DeviceKind::cuda, DTypeSet{DType::i64}, &scan_positions_kernel);
 }
 
 }  // namespace accelera::cuda

@@ -108,23 +108,11 @@ bool scan_of(DType dtype, const ScanShape& s, const void* x, void* out, void* to
   }
 }
 
-__global__ void scan_positions_kernel(std::int64_t n, const std::int64_t* counts, std::int64_t* positions) {
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    const std::int64_t before = i == 0 ? 0 : counts[i - 1];
-    if (counts[i] != before) positions[counts[i] - 1] = i;
-  }
-}
-
 }  // namespace
 
 bool scan(bool prod, DType dtype, const ScanShape& shape, const void* x, void* out, void* totals, Launch launch) {
   return prod ? scan_of<true>(dtype, shape, x, out, totals, launch)
               : scan_of<false>(dtype, shape, x, out, totals, launch);
-}
-
-void scan_positions(std::int64_t n, const std::int64_t* counts, std::int64_t* positions, Launch launch) {
-  scan_positions_kernel<<<blocks_for(n, launch), kThreads, 0, launch.stream>>>(n, counts, positions);
-  check_launch("scan_positions");
 }
 
 }  // namespace accelera::cuda::kernels

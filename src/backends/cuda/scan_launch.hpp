@@ -15,7 +15,4 @@ struct ScanShape {
 // outer * blocks * inner accumulators (8 bytes each) when blocks > 1. False for a dtype it does not compute.
 bool scan(bool prod, DType dtype, const ScanShape& shape, const void* x, void* out, void* totals, Launch launch);
 
-// positions[counts[i] - 1] = i wherever the int64 counts rise (counts[-1] == 0).
-void scan_positions(std::int64_t n, const std::int64_t* counts, std::int64_t* positions, Launch launch);
-
 }  // namespace accelera::cuda::kernels

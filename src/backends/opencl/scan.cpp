@@ -1,5 +1,4 @@
-// cumulative_sum, cumulative_prod and the positions of nonzero on OpenCL (scan.cl, scan_positions.cl;
-// Note [Scans] in ops/scan.hpp).
+// cumulative_sum and cumulative_prod on OpenCL (scan.cl; Note [Scans] in ops/scan.hpp).
 #include "backends/common/scan_blocks.hpp"
 #include "backends/opencl/programs.hpp"
 #include "ops/scan.hpp"
@@ -82,18 +81,6 @@ void scan_kernel(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64
   run(ScanPhase::apply, items);
 }
 
-void scan_positions_kernel(const Tensor& counts, const Tensor& positions) {
-  ClDevice& d = cl_device(counts.device());
-  const Kernel kernel = make_kernel(d, "scan_positions", "");
-  KernelArgs(kernel.get())
-      .add(static_cast<cl_long>(counts.numel()))
-      .add(buffer_of(counts))
-      .add(static_cast<cl_long>(counts.offset()))
-      .add(buffer_of(positions))
-      .add(static_cast<cl_long>(positions.offset()));
-  launch(d, kernel, static_cast<std::size_t>(counts.numel()), kLocal, "launching scan_positions");
-}
-
 }  // namespace
 
 ACC_REGISTER_KERNELS {
@@ -101,7 +88,6 @@ ACC_REGISTER_KERNELS {
   const DTypeSet computed = dtypes::floating | DTypeSet{DType::i64};
   register_kernel(op::cumulative_sum, DeviceKind::opencl, computed, &scan_kernel<false>);
   register_kernel(op::cumulative_prod, DeviceKind::opencl, computed, &scan_kernel<true>);
-  register_kernel(op::scan_positions, DeviceKind::opencl, DTypeSet{DType::i64}, &scan_positions_kernel);
 }
 
 }  // namespace accelera::opencl
