@@ -28,14 +28,19 @@ bool is_dense(const backends::LoopLayout<N>& layout) {
 }
 
 // Build options of the index-free paths: ACC_CONTIGUOUS when every operand is dense; ACC_LINEAR with
-// ACC_STEP1 and ACC_STEP2 (each 0 or 1) when operand 0 is dense and the others are dense or one broadcast
-// element, as in `x > 0` or `x * 2`; nothing otherwise (the kernels compute offsets).
-inline std::string linear_options(const backends::LoopLayout<3>& layout) {
+// ACC_STEP1 ... ACC_STEP<N-1> (each 0 or 1) when operand 0 is dense and the others are dense or one
+// broadcast element, as in `x > 0` or `x * 2`; nothing otherwise (the kernels compute offsets).
+template <std::size_t N>
+std::string linear_options(const backends::LoopLayout<N>& layout) {
   if (is_dense(layout)) return " -DACC_CONTIGUOUS";
   if (layout.dims.size() != 1 || layout.strides[0][0] != 1) return "";
-  const auto step = [](std::int64_t s) { return s == 0 || s == 1; };
-  if (!step(layout.strides[1][0]) || !step(layout.strides[2][0])) return "";
-  return fmt::format(" -DACC_LINEAR -DACC_STEP1={} -DACC_STEP2={}", layout.strides[1][0], layout.strides[2][0]);
+  std::string options = " -DACC_LINEAR";
+  for (std::size_t k = 1; k < N; ++k) {
+    const std::int64_t step = layout.strides[k][0];
+    if (step != 0 && step != 1) return "";
+    options += fmt::format(" -DACC_STEP{}={}", k, step);
+  }
+  return options;
 }
 
 }  // namespace accelera::opencl

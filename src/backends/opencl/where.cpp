@@ -9,18 +9,6 @@ namespace {
 
 constexpr std::size_t kLocal = 256;
 
-// ACC_CONTIGUOUS when every operand is dense; ACC_LINEAR with ACC_STEP1..3 (0 or 1) when out is dense and
-// each input is dense or one broadcast element, as in where(x > 0, x, 0); nothing otherwise.
-std::string index_options(const backends::LoopLayout<4>& layout) {
-  if (is_dense(layout)) return " -DACC_CONTIGUOUS";
-  if (layout.dims.size() != 1 || layout.strides[0][0] != 1) return "";
-  for (std::size_t k = 1; k < 4; ++k) {
-    if (layout.strides[k][0] != 0 && layout.strides[k][0] != 1) return "";
-  }
-  return fmt::format(" -DACC_LINEAR -DACC_STEP1={} -DACC_STEP2={} -DACC_STEP3={}", layout.strides[1][0],
-                     layout.strides[2][0], layout.strides[3][0]);
-}
-
 void where_kernel(const Tensor& condition, const Tensor& x1, const Tensor& x2, const Tensor& out) {
   ClDevice& d = cl_device(out.device());
   const auto layout = backends::make_layout<4>(
@@ -33,7 +21,7 @@ void where_kernel(const Tensor& condition, const Tensor& x1, const Tensor& x2, c
   for (std::size_t k = 0; k < 3; ++k) first.strides[k] = layout.strides[k];
   second.strides[0] = layout.strides[3];
   second.strides[1] = second.strides[2] = std::vector<std::int64_t>(layout.dims.size(), 0);
-  const std::string options = std::string("-DT=") + bits_type(out.itemsize()) + index_options(layout);
+  const std::string options = std::string("-DT=") + bits_type(out.itemsize()) + linear_options(layout);
   const Kernel kernel = make_kernel(d, "where", options);
   KernelArgs(kernel.get())
       .add(static_cast<cl_int>(layout.dims.size()))

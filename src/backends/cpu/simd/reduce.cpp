@@ -209,6 +209,17 @@ std::int64_t first_index_run(const T* x, std::int64_t len, T value) {
   return len;
 }
 
+// add_rows_run with the squared deviations from `center` where it is given, the values otherwise.
+template <typename T>
+void add_rows(const T* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
+              double* acc) {
+  if (center != nullptr) {
+    add_rows_run<true>(x, rows, stride, n, center, acc);
+  } else {
+    add_rows_run<false>(x, rows, stride, n, center, acc);
+  }
+}
+
 }  // namespace
 
 double SumF32(const float* x, std::int64_t n) { return sum_run(x, n); }
@@ -217,19 +228,11 @@ double SquaredDeviationsF32(const float* x, std::int64_t n, double c) { return s
 double SquaredDeviationsF64(const double* x, std::int64_t n, double c) { return squared_deviations_run(x, n, c); }
 void AddRowsF32(const float* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
                 double* acc) {
-  if (center != nullptr) {
-    add_rows_run<true>(x, rows, stride, n, center, acc);
-  } else {
-    add_rows_run<false>(x, rows, stride, n, center, acc);
-  }
+  add_rows(x, rows, stride, n, center, acc);
 }
 void AddRowsF64(const double* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
                 double* acc) {
-  if (center != nullptr) {
-    add_rows_run<true>(x, rows, stride, n, center, acc);
-  } else {
-    add_rows_run<false>(x, rows, stride, n, center, acc);
-  }
+  add_rows(x, rows, stride, n, center, acc);
 }
 float MaxF32(const float* x, std::int64_t n) { return extremum_run<true>(x, n); }
 double MaxF64(const double* x, std::int64_t n) { return extremum_run<true>(x, n); }
