@@ -131,6 +131,17 @@ Row sort_row() {
                                },
                                {values, positions}, Tol{0, 0}});
             }
+            // Keys whose high bytes all agree: a radix sort skips those passes, leaving the rows after an
+            // odd or even number of moves (OpenCL's CPU-device form), whole rows per item and chunked.
+            for (const Shape& shape : {Shape{3, 5003}, Shape{70001}}) {
+              Input small = contiguous_input(shape, dt, rng, 0, 100);
+              auto [values, positions] = sort_refs(small.host(), shape.ndim() - 1, false);
+              cases.push_back({label(shape, View::contiguous, "sort small non-negative keys"), {small},
+                               [](const std::vector<Tensor>& t, const Device&) {
+                                 return std::vector<Tensor>{accelera::sort(t[0]), accelera::argsort(t[0])};
+                               },
+                               {values, positions}, Tol{0, 0}});
+            }
             return cases;
           }};
 }

@@ -3,6 +3,8 @@
 // radix_sort.hpp. Many rows are shared among threads, one row at a time; a long row is split among threads.
 #include <omp.h>
 
+#include <algorithm>
+
 #include "accelera/core/error.hpp"
 #include "backends/cpu/radix_sort.hpp"
 #include "backends/cpu/vector_sort.hpp"
@@ -36,7 +38,10 @@ void sort_kernel(const Tensor& x, const Tensor& values, const Tensor& indices, b
       radix_sort_row(src + r * n, n, row_values, row_indices, flip, key, row_threads);
     };
     if (rows >= threads || rows * n < (1 << 15)) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && rows > 1 && rows * n >= (1 << 15))
+      // Threads take rows in batches of about 4096 elements: one row at a time, short rows spent more on
+      // handing out rows than on sorting them (100000 rows of 1 element: 12 ms on 2 threads, 0.75 ms on 1).
+      const std::int64_t batch = std::max<std::int64_t>(1, 4096 / n);
+#pragma omp parallel for schedule(dynamic, batch) num_threads(threads) if (threads > 1 && rows > 1 && rows * n >= (1 << 15))
       for (std::int64_t r = 0; r < rows; ++r) row(r, 1);
     } else {
       for (std::int64_t r = 0; r < rows; ++r) row(r, threads);

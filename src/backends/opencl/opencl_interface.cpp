@@ -52,7 +52,7 @@ void BufferAllocator::raw_free(void* ptr, std::size_t) noexcept {
 // a work-group's items one after the other and vectorise across them, so that barrier forms stream at
 // half the memory bandwidth or less there (each work-item owns contiguous memory and vector accumulators
 // instead): the reductions and arg_extremum (reduce_plan.hpp), the scans (scan.cpp), compaction
-// (compress.cpp) and random.
+// (compress.cpp), random and the sort (sort.cpp: a radix sort there, a bitonic sort on GPUs).
 // ACCELERA_OPENCL_KERNEL_FORMS=accelerator|cpu picks one form for every device, so that the GPU forms are
 // tested on a CPU device too (tests/cpp/CMakeLists.txt); auto (the default) picks by device type.
 namespace {
