@@ -7,6 +7,7 @@ managed by a caching allocator with a budget per device. See ``accelera info`` f
 from __future__ import annotations
 
 import atexit
+import math
 import os
 
 # Note [OpenMP wait policy] (cli/main.cpp): OpenMP workers spin briefly after a parallel region, then
@@ -105,7 +106,7 @@ from ._statistics import (  # noqa: A004
     all, any, argmax, argmin, count_nonzero, cumulative_prod, cumulative_sum, diff, min, nonzero, prod, std, var)
 from ._ops import take, take_along_axis  # noqa: E402
 from ._sorting import (  # noqa: E402
-    argsort, searchsorted, sort, unique_all, unique_counts, unique_inverse, unique_values)
+    argsort, isin, searchsorted, sort, unique_all, unique_counts, unique_inverse, unique_values)
 from . import random  # noqa: E402  (accelera.random: Philox generators)
 
 
@@ -114,7 +115,8 @@ from ._blas import cpu_blas_info, use_cpu_blas  # noqa: E402
 from . import _blas  # noqa: E402
 # The array API standard's namespace (docs/array-api.md).
 from ._creation import (  # noqa: E402
-    arange, asarray, empty, empty_like, eye, full, full_like, linspace, meshgrid, ones, ones_like, zeros, zeros_like)
+    arange, asarray, empty, empty_like, eye, full, full_like, linspace, meshgrid, ones, ones_like, tril, triu, zeros,
+    zeros_like)
 from ._dtype_functions import astype, can_cast, finfo, iinfo, isdtype, result_type  # noqa: E402
 from ._manipulation import (  # noqa: E402
     AxisError, broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, matrix_transpose, moveaxis,
@@ -199,12 +201,17 @@ __all__ = [
     "__array_api_version__", "__array_namespace_info__", "arange", "astype", "AxisError", "broadcast_arrays",
     "broadcast_shapes", "broadcast_to", "can_cast", "concat", "empty", "empty_like", "expand_dims", "eye", "finfo",
     "flip", "full_like", "iinfo", "isdtype", "linspace", "matrix_transpose", "meshgrid", "moveaxis", "ones_like",
-    "permute_dims", "repeat", "reshape", "result_type", "roll", "squeeze", "stack", "tile", "unstack", "zeros_like",
+    "permute_dims", "repeat", "reshape", "result_type", "roll", "squeeze", "stack", "tile", "tril", "triu", "unstack",
+    "zeros_like", "e", "inf", "nan", "newaxis", "pi",
     # random numbers and gathers
     "IndexOutOfBoundsError", "random", "take", "take_along_axis",
     # sorting, searching and sets
-    "argsort", "searchsorted", "sort", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "argsort", "isin", "searchsorted", "sort", "unique_all", "unique_counts", "unique_inverse", "unique_values",
 ]
+
+# The array API's constants.
+e, inf, nan, pi = math.e, math.inf, math.nan, math.pi
+newaxis = None
 
 # The array API's element-wise functions (and NumPy's names for them).
 from . import _elementwise  # noqa: E402
@@ -239,3 +246,7 @@ __all__ += ["autograd"]
 from . import amp  # noqa: E402
 
 __all__ += ["amp"]
+
+# The array API names the boolean dtype `bool`; bound last, since it hides the builtin inside this module.
+bool = bool_  # noqa: A001
+__all__ += ["bool"]

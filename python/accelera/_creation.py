@@ -127,6 +127,31 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     return out
 
 
+def _triangle(x, k, lower: bool, name: str) -> Tensor:
+    x = x if isinstance(x, Tensor) else _convert(x)
+    k = integer(k, "k")
+    if x.ndim < 2:
+        raise ArgumentError(f"{name} needs a tensor of at least 2 dimensions (a stack of matrices), not {x.ndim}")
+    rows, cols = x.shape[-2], x.shape[-1]
+    # column - row is d on diagonal d; one pass of where keeps the triangle (the mask broadcasts over the stack).
+    diagonal = _core.subtract(arange(cols, device=x.device).reshape((1, cols)),
+                              arange(rows, device=x.device).reshape((rows, 1)))
+    bound = scalar_tensor(k, "int64", x.device)
+    keep = _core.less_equal(diagonal, bound) if lower else _core.greater_equal(diagonal, bound)
+    return _core.where(keep, x, _core._full((), 0.0, x._dtype, x.device))
+
+
+def tril(x, /, *, k=0) -> Tensor:
+    """The lower triangle of x's last two axes: elements on and below diagonal ``k`` (above the main one
+    when k > 0), the others zero."""
+    return _triangle(x, k, True, "tril")
+
+
+def triu(x, /, *, k=0) -> Tensor:
+    """The upper triangle of x's last two axes: elements on and above diagonal ``k``, the others zero."""
+    return _triangle(x, k, False, "triu")
+
+
 def _real(value, name: str):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise DTypeError(f"{name} must be a real number, not {type(value).__name__}")
@@ -259,4 +284,4 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
 
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "full", "full_like", "linspace", "meshgrid", "ones",
-           "ones_like", "zeros", "zeros_like"]
+           "ones_like", "tril", "triu", "zeros", "zeros_like"]

@@ -6,8 +6,8 @@ functions return bool, bitwise functions take integers and bools."""
 from __future__ import annotations
 
 from . import _core
-from ._convert import asarray, coerce_pair
-from ._core import Tensor
+from ._convert import _INTEGER_BOUNDS, _is_python_scalar, asarray, coerce_pair
+from ._core import DTypeError, Tensor
 
 __all__ = [
     "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh",
@@ -145,3 +145,46 @@ def where(condition, x1, x2) -> Tensor:
 
 
 __all__.append("where")
+
+
+def _clip_bound(bound, x: Tensor, name: str):
+    """A bound of clip as the operand of maximum/minimum: a Tensor (array-likes join x's device) or a Python
+    scalar, integers clamped to x's integer range (a bound past it leaves that side unclipped)."""
+    integer_x = x._dtype in _INTEGER_BOUNDS
+    if _is_python_scalar(bound):
+        if isinstance(bound, (bool, complex)):
+            raise DTypeError(f"clip: {name} must be an int, a float, a Tensor or None, not {bound!r}")
+        if integer_x and isinstance(bound, float):
+            raise DTypeError(f"clip: {name}={bound!r} is a float but x is {x.dtype}: integer x needs integer bounds")
+        if integer_x:
+            low, high = _INTEGER_BOUNDS[x._dtype]
+            return low if bound < low else high if bound > high else bound
+        return bound
+    bound = bound if isinstance(bound, Tensor) else asarray(bound, device=x.device)
+    kind = bound._dtype
+    if kind == "bool" or kind.startswith("complex"):
+        raise DTypeError(f"clip: {name} must have a real numeric dtype, not {kind}")
+    if integer_x and kind not in _INTEGER_BOUNDS:
+        raise DTypeError(f"clip: {name} is {kind} but x is {x.dtype}: integer x needs integer bounds")
+    return bound
+
+
+def clip(x, /, min=None, max=None) -> Tensor:  # noqa: A002  (the standard's parameter names)
+    """x limited to [min, max] element-wise, in x's dtype (the array API's clip). ``min`` and ``max`` are
+    Tensors or Python scalars that broadcast with x, or None for no bound on that side. A nan in x or in a
+    bound gives nan. Where min > max the result is max (NumPy's order: the maximum with min first)."""
+    x = _tensor(x)
+    if x._dtype == "bool" or x._dtype.startswith("complex"):
+        raise DTypeError(f"clip needs a real numeric x, not {x._dtype}")
+    if min is None and max is None:
+        return x.clone()
+    result = x
+    if min is not None:
+        result = _core.maximum(*coerce_pair(result, _clip_bound(min, x, "min")))
+    if max is not None:
+        result = _core.minimum(*coerce_pair(result, _clip_bound(max, x, "max")))
+    # A bound of a wider dtype promoted the result; the standard keeps x's dtype.
+    return result if result._dtype == x._dtype else result.astype(x._dtype)
+
+
+__all__.append("clip")

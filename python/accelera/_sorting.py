@@ -1,5 +1,5 @@
 """The array API standard's sorting, searching and set functions: sort, argsort, searchsorted,
-unique_values, unique_counts, unique_inverse and unique_all (docs/array-api.md).
+unique_values, unique_counts, unique_inverse, unique_all and isin (docs/array-api.md).
 
 They run on the operand's device through the C++ ops (src/ops/sort.cpp, src/ops/unique.cpp). Sorting is
 always stable, so ``stable=False`` gives the same (stable) result; NaNs sort last in ascending order and first
@@ -14,8 +14,9 @@ from typing import NamedTuple
 
 from . import _core
 from ._args import flag, integer
-from ._convert import asarray
+from ._convert import asarray, coerce_pair, scalar_tensor
 from ._core import ArgumentError, DTypeError, Tensor
+from ._dtype_functions import result_type
 from ._ops import _tensor
 
 
@@ -80,3 +81,42 @@ def unique_inverse(x, /) -> UniqueInverseResult:
 def unique_all(x, /) -> UniqueAllResult:
     """values, the first index of each in x flattened, the inverse indices (x's shape) and the counts."""
     return UniqueAllResult(*_core.unique(_tensor(x), True, True, True))
+
+
+# Elements compared at once by isin's complex path (x1's size times a block of x2's).
+_EQUALITY_BLOCK = 1 << 22
+
+
+def _in_by_equality(values: Tensor, pool: Tensor) -> Tensor:
+    """Whether each element of ``values`` equals one of the 1-D ``pool``: complex numbers have no order to
+    search by, so blocks of the pool are compared with every element."""
+    from ._statistics import any as _any
+
+    column = values.reshape((-1, 1))
+    found = None
+    block = max(1, _EQUALITY_BLOCK // max(1, column.shape[0]))
+    for start in range(0, pool.shape[0], block):
+        hits = _any(_core.equal(column, pool[start:start + block].reshape((1, -1))), axis=1)
+        found = hits if found is None else _core.logical_or(found, hits)
+    return found.reshape(values.shape)
+
+
+def isin(x1, x2, /, *, invert: bool = False) -> Tensor:
+    """Whether each element of x1 equals some element of x2 (bool, x1's shape), or equals none with
+    ``invert=True``; a nan is in nothing, -0.0 is in x2 when +0.0 is. Both promote to a common dtype; x2 is
+    sorted once and each element of x1 found by binary search."""
+    invert = flag(invert, "invert")
+    x1, x2 = coerce_pair(x1, x2)
+    common = result_type(x1, x2)
+    values = x1 if x1.dtype == common else x1.astype(common)
+    pool = (x2 if x2.dtype == common else x2.astype(common)).reshape((-1,))
+    if pool.shape[0] == 0:
+        found = _core._full(values.shape, 0.0, "bool", values.device)
+    elif common.name.startswith("complex"):
+        found = _in_by_equality(values, pool)
+    else:
+        pool = _core.sort(pool, 0, False)
+        at = _core.searchsorted(pool, values.reshape((-1,)), False, None)
+        at = _core.minimum(at, scalar_tensor(pool.shape[0] - 1, "int64", pool.device))
+        found = _core.equal(_core.take(pool, at, None), values.reshape((-1,))).reshape(values.shape)
+    return _core.logical_not(found) if invert else found

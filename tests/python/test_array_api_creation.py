@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import accelera as ac
-from array_api_support import DEVICES, assert_same, device, host, tensors_unchanged  # noqa: F401 (fixture)
+from array_api_support import (  # noqa: F401 (fixture)
+    DEVICES, assert_same, device, host, tensors_unchanged, view_pairs)
 
 DTYPES = ["float16", "float32", "float64", "int32", "int64", "bool"]
 SHAPES = [(), (0,), (1,), (7,), (3, 0), (13, 31), (2, 3, 5)]
@@ -209,3 +210,36 @@ def test_meshgrid_on_two_devices_is_refused():
     a, b = ac.arange(3, device=DEVICES[0]), ac.arange(3, device=DEVICES[1])
     with pytest.raises(ac.DeviceError):
         ac.meshgrid(a, b)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (7, 3), (2, 5, 5), (4, 0), (2, 3, 13, 11)], ids=str)
+@pytest.mark.parametrize("k", [0, 1, -2, 6, -20])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64"])
+def test_tril_and_triu_match_numpy_on_every_view(device, shape, k, dtype):
+    rng = np.random.default_rng(11)
+    base = (rng.integers(-9, 10, shape) + (1j if dtype == "complex64" else 0)).astype(dtype)
+    for name, (b, t) in view_pairs(base, device).items():
+        with tensors_unchanged(t):
+            assert_same(ac.tril(t, k=k), np.tril(b, k=k), device)
+            assert_same(ac.triu(t, k=k), np.triu(b, k=k), device)
+
+
+def test_tril_and_triu_keep_nan_and_signed_zero_and_run_through_numpy(device):
+    base = np.array([[np.nan, -0.0], [np.inf, np.nan]], np.float64)
+    t = ac.asarray(base, device=device)
+    np.testing.assert_array_equal(ac.tril(t).numpy(), np.tril(base))
+    assert np.signbit(ac.triu(t).numpy()[0, 1])
+    assert np.isnan(ac.triu(t, k=-1).numpy()[1, 1])
+    # NumPy's functions on accelera tensors run on their device (Note [NumPy protocols]).
+    assert_same(np.tril(t, 1), np.tril(base, 1), device)
+
+
+def test_tril_and_triu_bad_input(device):
+    vector = ac.asarray(np.arange(3.0), device=device)
+    matrix = ac.asarray(np.ones((2, 2)), device=device)
+    with tensors_unchanged(vector, matrix):
+        for function in (ac.tril, ac.triu):
+            with pytest.raises(ValueError, match="at least 2 dimensions"):
+                function(vector)
+            with pytest.raises(TypeError, match="k must be an integer"):
+                function(matrix, k=1.5)

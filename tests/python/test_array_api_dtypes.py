@@ -5,6 +5,7 @@ NumPy has the dtypes."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -192,3 +193,39 @@ def test_tensor_attributes(device):
         t.to_device("cpu", stream=1)
     with pytest.raises(ValueError):
         t.to_device("nowhere:0")
+
+
+# Every name of the array API standard, version 2024.12: the main namespace and the linalg and fft extensions.
+STANDARD_FUNCTIONS = """
+    arange asarray empty empty_like eye from_dlpack full full_like linspace meshgrid ones ones_like tril triu zeros
+    zeros_like astype can_cast finfo iinfo isdtype result_type abs acos acosh add asin asinh atan atan2 atanh
+    bitwise_and bitwise_left_shift bitwise_invert bitwise_or bitwise_right_shift bitwise_xor ceil clip conj copysign
+    cos cosh divide equal exp expm1 floor floor_divide greater greater_equal hypot imag isfinite isinf isnan less
+    less_equal log log1p log2 log10 logaddexp logical_and logical_not logical_or logical_xor maximum minimum multiply
+    negative nextafter not_equal positive pow real reciprocal remainder round sign signbit sin sinh square sqrt
+    subtract tan tanh trunc take take_along_axis __array_namespace_info__ matmul matrix_transpose tensordot vecdot
+    broadcast_arrays broadcast_to concat expand_dims flip moveaxis permute_dims repeat reshape roll squeeze stack
+    tile unstack argmax argmin count_nonzero nonzero searchsorted where unique_all unique_counts unique_inverse
+    unique_values argsort sort cumulative_prod cumulative_sum max mean min prod std sum var all any diff
+""".split()
+STANDARD_LINALG = """
+    cholesky cross det diagonal eigh eigvalsh inv matmul matrix_norm matrix_power matrix_rank matrix_transpose outer
+    pinv qr slogdet solve svd svdvals tensordot trace vecdot vector_norm
+""".split()
+STANDARD_FFT = "fft ifft fftn ifftn rfft irfft rfftn irfftn hfft ihfft fftfreq rfftfreq fftshift ifftshift".split()
+STANDARD_DTYPES = ("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 complex64 "
+                   "complex128").split()
+
+
+def test_the_namespace_has_every_name_of_the_standard():
+    missing = [n for n in STANDARD_FUNCTIONS if not callable(getattr(ac, n, None))]
+    missing += [f"linalg.{n}" for n in STANDARD_LINALG if not callable(getattr(ac.linalg, n, None))]
+    missing += [f"fft.{n}" for n in STANDARD_FFT if not callable(getattr(ac.fft, n, None))]
+    missing += [n for n in STANDARD_DTYPES if not isinstance(getattr(ac, n, None), ac.DType)]
+    assert not missing, f"not in the namespace: {missing}"
+    assert ac.bool is ac.bool_ and ac.bool.name == "bool"
+    assert (ac.e, ac.pi) == (math.e, math.pi) and ac.inf == math.inf and math.isnan(ac.nan)
+    assert ac.newaxis is None
+    t = ac.arange(3)
+    assert t[ac.newaxis, :, ac.newaxis].shape == (1, 3, 1)
+    assert ac.zeros(2, dtype=ac.bool).dtype == ac.bool

@@ -81,6 +81,11 @@ CASES = {
     "copysign": (lambda a, b: acc.copysign(a, b), [away_from_integers(4), away_from_integers(4)]),
     "remainder": (acc.remainder, [positive(6) * 3 + 0.1, np.full(6, 0.7)]),
     "where": (lambda a, b: acc.where(acc.asarray(np.arange(6) % 2 == 0), a, b), [rand(6), rand(2, 6)]),
+    # bounds away from every x (x steps by 0.37 from 0.1): each element is clipped or not within the step
+    "clip": (lambda x, lo, hi: acc.clip(x, lo, hi), [distinct(3, 4), np.array([1.0, 0.5, 2.0, -1.0]),
+                                                      np.array([3.0, 4.5, 2.5, 3.0])]),
+    "tril": (lambda x: acc.tril(x, k=1), [rand(2, 3, 4)]),
+    "triu": (lambda x: acc.triu(x, k=-1), [rand(3, 5)]),
     "matmul": (acc.matmul, [rand(5, 3), rand(3, 7)]),
     "sum": (lambda x: acc.sum(x, axis=1), [rand(3, 4, 2)]),
     "mean": (lambda x: acc.mean(x, axis=(0, 2), keepdims=True), [rand(3, 4, 2)]),

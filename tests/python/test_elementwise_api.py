@@ -349,3 +349,74 @@ def test_scalar_exponents_match_numpy(device, dtype, exponent):
     got = ac.asarray(x, device=device) ** exponent
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.numpy(), want)
+
+
+def _clip_reference(x: np.ndarray, low, high) -> np.ndarray:
+    """NumPy's clip in float64 (exact for these values), with integer bounds limited to x's range first."""
+    if x.dtype.kind in "iu":
+        info = np.iinfo(x.dtype)
+        low, high = (None if b is None else min(max(b, int(info.min)), int(info.max)) for b in (low, high))
+    return np.clip(x.astype(np.float64), low, high).astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint8", "int32", "int64"])
+@pytest.mark.parametrize("shape", [(1,), (7,), (13, 31), (3, 1, 127)], ids=str)
+def test_clip_matches_numpy_in_x_dtype(device, dtype, shape):
+    rng = np.random.default_rng(5)
+    x = random_array(rng, shape, dtype, -20, 20)
+    t = ac.asarray(x, device=device)
+    bounds = [(-3, 4), (None, 2), (-1, None), (5, 5), (6, -6)]  # min > max gives max, as NumPy
+    low_array = random_array(rng, shape[-1:], dtype, -10, 0)
+    for low, high in bounds:
+        with inputs_unchanged(x):
+            result = ac.clip(t, low, high)
+        assert result.dtype == dtype and result.device == device
+        np.testing.assert_array_equal(result.numpy(), _clip_reference(x, low, high))
+    # Tensor bounds broadcast along the last axis; keyword names are the standard's.
+    result = ac.clip(t, min=ac.asarray(low_array, device=device), max=9)
+    np.testing.assert_array_equal(result.numpy(), np.clip(x, low_array, 9).astype(dtype))
+    for view, base in noncontiguous_views(random_array(rng, (9, 6), dtype, -20, 20)).items():
+        np.testing.assert_array_equal(ac.clip(ac.asarray(base, device=device), -2, 3).numpy(),
+                                      _clip_reference(base, -2, 3), err_msg=view)
+
+
+def test_clip_special_values_and_integer_bounds_past_the_dtype(device):
+    x = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 2.5, -2.5], np.float32)
+    t = ac.asarray(x, device=device)
+    np.testing.assert_array_equal(ac.clip(t, -1.0, 1.0).numpy(), np.clip(x, -1.0, 1.0))
+    assert np.isnan(ac.clip(t, min=float("nan")).numpy()).all()  # a nan bound gives nan everywhere
+    assert np.isnan(ac.clip(t, max=ac.asarray(np.float32(np.nan), device=device)).numpy()).all()
+    copy = ac.clip(t)  # no bounds: a new tensor equal to x
+    np.testing.assert_array_equal(copy.numpy(), x)
+    copy[0] = 7.0
+    assert np.isnan(t.numpy()[0])
+    small = np.array([-128, -5, 0, 5, 127], np.int8)
+    s = ac.asarray(small, device=device)
+    # Bounds beyond int8 leave that side unclipped; an in-range one still applies.
+    np.testing.assert_array_equal(ac.clip(s, -1000, 3).numpy(), np.array([-128, -5, 0, 3, 3], np.int8))
+    np.testing.assert_array_equal(ac.clip(s, -4, 1000).numpy(), np.array([-4, -4, 0, 5, 127], np.int8))
+    assert ac.clip(s, -4, 1000).dtype == "int8"
+    # A wider bound array does not widen the result.
+    wide = ac.asarray(np.array([-2], np.int64), device=device)
+    assert ac.clip(s, wide).dtype == "int8"
+    np.testing.assert_array_equal(ac.clip(s, wide).numpy(), np.maximum(small, -2))
+    # NumPy's function (a_min/a_max) runs on the device.
+    result = np.clip(t, -1.0, 1.0)
+    assert isinstance(result, ac.Tensor) and result.device == device
+
+
+def test_clip_bad_input(device):
+    integers = ac.asarray(np.arange(5, dtype=np.int32), device=device)
+    flags = ac.asarray(np.array([True, False]), device=device)
+    floats = ac.asarray(np.arange(3, dtype=np.float32), device=device)
+    with pytest.raises(TypeError, match="integer x needs integer bounds"):
+        ac.clip(integers, 0.5)
+    with pytest.raises(TypeError, match="integer x needs integer bounds"):
+        ac.clip(integers, max=floats)
+    with pytest.raises(TypeError, match="real numeric"):
+        ac.clip(flags, 0, 1)
+    with pytest.raises(TypeError, match="real numeric"):
+        ac.clip(ac.asarray(np.ones(2, np.complex64), device=device), 0, 1)
+    with pytest.raises(TypeError, match="must be an int, a float"):
+        ac.clip(floats, 1j)
+    np.testing.assert_array_equal(integers.numpy(), np.arange(5))

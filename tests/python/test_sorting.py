@@ -145,3 +145,36 @@ def test_bad_arguments_raise_typed_errors_and_leave_inputs_untouched():
     with pytest.raises(IndexError):
         ac.searchsorted(t, t, sorter=ac.asarray([0, 1, 7]))
     np.testing.assert_array_equal(t.numpy(), x)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES + ["uint8", "complex64"])
+def test_isin_matches_numpy(device, dtype):
+    rng = np.random.default_rng(17)
+    for shape1, shape2 in [((1,), (1,)), ((7,), (3,)), ((13, 31), (5, 2)), ((2, 3, 5), (0,)), ((), (11,)),
+                           ((1031,), (257,))]:
+        real = np.dtype(dtype).kind != "c"
+        x1 = _with_specials(rng, shape1, dtype) if real else (rng.integers(-4, 5, shape1) + 1j).astype(dtype)
+        x2 = _with_specials(rng, shape2, dtype) if real else (rng.integers(-4, 5, shape2) + 1j).astype(dtype)
+        t1, t2 = ac.asarray(x1, device=device), ac.asarray(x2, device=device)
+        for invert in (False, True):
+            result = ac.isin(t1, t2, invert=invert)
+            assert result.dtype == "bool" and result.shape == x1.shape and result.device == device
+            # NaN is in nothing (NumPy agrees: nan != nan); -0.0 is in [+0.0].
+            np.testing.assert_array_equal(result.numpy(), np.isin(x1, x2, invert=invert))
+        np.testing.assert_array_equal(t1.numpy(), x1)
+        np.testing.assert_array_equal(t2.numpy(), x2)
+
+
+def test_isin_promotes_and_takes_scalars_and_numpy_calls():
+    for device in DEVICES:
+        x = ac.asarray(np.array([1, 2, 3, 300], np.int16), device=device)
+        np.testing.assert_array_equal(ac.isin(x, ac.asarray(np.array([2.0, 300.5]), device=device)).numpy(),
+                                      [False, True, False, False])
+        np.testing.assert_array_equal(ac.isin(x, 3).numpy(), [False, False, True, False])
+        np.testing.assert_array_equal(ac.isin(3, x).numpy(), True)
+        np.testing.assert_array_equal(ac.isin(np.float32(-0.0), ac.asarray([0.0], device=device)).numpy(), True)
+        result = np.isin(x, [1, 300])
+        assert isinstance(result, ac.Tensor) and result.device == device
+        with pytest.raises(TypeError, match="invert must be True or False"):
+            ac.isin(x, x, invert=1)

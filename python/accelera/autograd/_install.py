@@ -275,11 +275,11 @@ def _detach(self) -> Tensor:
 
 def install() -> None:
     import accelera
-    from .. import (_dtype_functions, _elementwise, _manipulation, _nn, _ops, _statistics, _tensor,
+    from .. import (_creation, _dtype_functions, _elementwise, _manipulation, _nn, _ops, _statistics, _tensor,
                     linalg)
 
-    _wrap_modules(accelera, [_ops, _elementwise, _nn, _statistics, _manipulation, _dtype_functions, linalg,
-                             accelera])
+    _wrap_modules(accelera, [_ops, _elementwise, _nn, _statistics, _manipulation, _dtype_functions, _creation,
+                             linalg, accelera])
     # Tensor.astype and Tensor.to are Python methods over the plain ones: make them record too.
     raw_astype, raw_to = _tensor._astype, _tensor._to
     _tensor._astype = differentiable("astype", raw_astype)

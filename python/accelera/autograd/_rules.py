@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from .. import _core
+from .. import _creation as C
 from .. import _elementwise as E
 from .. import _manipulation as M
 from .. import _nn as N
@@ -265,6 +266,34 @@ def _remainder(out, a, b):
 @vjp("where")
 def _where(out, condition, a, b):
     return lambda g: (None, E.where(condition, g, 0.0), E.where(condition, 0.0, g))
+
+
+@vjp("clip")
+def _clip(out, x, min=None, max=None):  # noqa: A002  (clip's parameter names)
+    def grads(g):
+        # x gets the gradient where it passed through; a Tensor bound where it is the result instead (a bound
+        # equal to x leaves the gradient with x, as PyTorch's clamp does).
+        kept = E.equal(out, x)
+        clipped = E.logical_not(kept)
+        at_min = None if not isinstance(min, Tensor) else E.where(E.logical_and(clipped, E.equal(out, min)), g, 0.0)
+        at_max = None
+        if isinstance(max, Tensor):
+            by_max = E.logical_and(clipped, E.equal(out, max))
+            if at_min is not None:
+                by_max = E.logical_and(by_max, E.not_equal(out, min))
+            at_max = E.where(by_max, g, 0.0)
+        return E.where(kept, g, 0.0), at_min, at_max
+    return grads
+
+
+@vjp("tril")
+def _tril(out, x, *, k=0):
+    return lambda g: (C.tril(g, k=k),)
+
+
+@vjp("triu")
+def _triu(out, x, *, k=0):
+    return lambda g: (C.triu(g, k=k),)
 
 
 @vjp("matmul")
