@@ -76,9 +76,41 @@ ACC_DEFINE_EXP(acc_expf8, float8, int8, convert_int8)
 #define acc_relu_v(x) select((float8)(0.0f), (x), ((x) > (float8)(0.0f)) | isnan(x))
 
 // The float functions of the same names (built-ins, for scalars and float8 vectors alike).
+#if defined(ACC_F32)
+// PoCL's float sin, cos and tan (3.1) lose arguments below 2^-7 in magnitude when another element
+// evaluated with them is large (about 1e7 or more: its long argument reduction): sin(1e-4) came back as
+// 0.0128. Such small arguments take their Taylor series here instead (within an ulp below 2^-7; x times
+// a factor, so that -0 stays -0); the built-in still serves the others.
+#define ACC_SMALL_TRIG(x) isless(fabs(x), 0.0078125f)
+#define ACC_DEFINE_SMALL_TRIG(F)                                                                 \
+  inline F acc_sinf_##F(F x) {                                                                   \
+    const F x2 = x * x;                                                                          \
+    return select(sin(x), x * (1.0f + x2 * (-0.16666667f + x2 * 0.0083333333f)), ACC_SMALL_TRIG(x)); \
+  }                                                                                              \
+  inline F acc_cosf_##F(F x) {                                                                   \
+    const F x2 = x * x;                                                                          \
+    return select(cos(x), 1.0f - x2 * (0.5f - x2 * 0.041666668f), ACC_SMALL_TRIG(x));            \
+  }                                                                                              \
+  inline F acc_tanf_##F(F x) {                                                                   \
+    const F x2 = x * x;                                                                          \
+    return select(tan(x), x * (1.0f + x2 * (0.33333334f + x2 * 0.13333334f)), ACC_SMALL_TRIG(x));  \
+  }
+ACC_DEFINE_SMALL_TRIG(float)
+ACC_DEFINE_SMALL_TRIG(float8)
+#define acc_sin_s(x) acc_sinf_float(x)
+#define acc_cos_s(x) acc_cosf_float(x)
+#define acc_tan_s(x) acc_tanf_float(x)
+#define acc_sin_v(x) acc_sinf_float8(x)
+#define acc_cos_v(x) acc_cosf_float8(x)
+#define acc_tan_v(x) acc_tanf_float8(x)
+#else
 #define acc_sin_s(x) sin(x)
 #define acc_cos_s(x) cos(x)
 #define acc_tan_s(x) tan(x)
+#define acc_sin_v acc_sin_s
+#define acc_cos_v acc_cos_s
+#define acc_tan_v acc_tan_s
+#endif
 #define acc_asin_s(x) asin(x)
 #define acc_acos_s(x) acos(x)
 #define acc_atan_s(x) atan(x)
@@ -95,9 +127,6 @@ ACC_DEFINE_EXP(acc_expf8, float8, int8, convert_int8)
 #define acc_hypot_s(x, y) hypot(x, y)
 #define acc_copysign_s(x, y) copysign(x, y)
 #define acc_nextafter_s(x, y) nextafter(x, y)
-#define acc_sin_v acc_sin_s
-#define acc_cos_v acc_cos_s
-#define acc_tan_v acc_tan_s
 #define acc_asin_v acc_asin_s
 #define acc_acos_v acc_acos_s
 #define acc_atan_v acc_atan_s
