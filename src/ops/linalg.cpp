@@ -82,8 +82,13 @@ Tensor vecdot(const Tensor& a, const Tensor& b, std::int64_t axis) {
   ACC_CHECK(a.dim(-from_end) == b.dim(-from_end), ShapeError,
             "vecdot: the operands' extents along axis {} differ ({} and {})", axis, a.dim(-from_end), b.dim(-from_end));
   // The standard's vecdot conjugates the first operand (conj is a copy for real dtypes, so skip it there).
+  ACC_CHECK(a.dtype() != DType::boolean && b.dtype() != DType::boolean, DTypeError,
+            "vecdot: needs numeric tensors, not bool (convert with astype)");
   const bool complex = is_complex(promote_types(a.dtype(), b.dtype()));
-  return sum(multiply(complex ? conj(a) : a, b), std::vector<std::int64_t>{ax});
+  const Tensor products = multiply(complex ? conj(a) : a, b);
+  // sum widens small integers and bool to int64; the standard's vecdot keeps the operands' promoted dtype
+  // (NumPy's too: integers wrap).
+  return ops_detail::cast_to(sum(products, std::vector<std::int64_t>{ax}), products.dtype());
 }
 
 namespace linalg {
@@ -166,6 +171,21 @@ Tensor vector_norm(const Tensor& x, const Axes& axes, double ord, bool keepdims)
   return pow(sum(pow(abs(x), p), axes, keepdims), reciprocal(p));
 }
 
+namespace {
+
+// The largest of `values` along the last axis; 0 where that axis is empty: a norm is never negative, and
+// the norm of an empty matrix is 0 (NumPy's too). The smallest of nothing stays an error.
+Tensor largest_norm(const Tensor& values) {
+  if (values.dim(-1) > 0) return max(values, std::vector<std::int64_t>{-1});
+  std::vector<std::int64_t> kept = values.shape().dims();
+  kept.pop_back();
+  Tensor zeros = Tensor::empty(Shape(kept), values.dtype(), values.device());
+  ops_detail::fill_tensor(zeros, 0.0);
+  return zeros;
+}
+
+}  // namespace
+
 Tensor matrix_norm(const Tensor& a, const std::string& ord, bool keepdims) {
   check_matrices(a, "matrix_norm", false);
   const Axes both = std::vector<std::int64_t>{-2, -1};
@@ -176,13 +196,12 @@ Tensor matrix_norm(const Tensor& a, const std::string& ord, bool keepdims) {
   } else if (ord == "nuc" || ord == "2" || ord == "-2") {
     const Tensor s = svdvals(a);
     const Axes last = std::vector<std::int64_t>{-1};
-    r = ord == "nuc" ? sum(s, last) : (ord == "2" ? max(s, last) : min(s, last));
+    r = ord == "nuc" ? sum(s, last) : (ord == "2" ? largest_norm(s) : min(s, last));
   } else if (ord == "1" || ord == "-1" || ord == "inf" || ord == "-inf") {
     // 1: the largest column sum of |a|; inf: the largest row sum.
     const bool columns = ord == "1" || ord == "-1";
     const Tensor sums = sum(abs(a), std::vector<std::int64_t>{columns ? -2 : -1});
-    const Axes last = std::vector<std::int64_t>{-1};
-    r = ord[0] == '-' ? min(sums, last) : max(sums, last);
+    r = ord[0] == '-' ? min(sums, std::vector<std::int64_t>{-1}) : largest_norm(sums);
   } else {
     ACC_CHECK(false, ValueError, "matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, not {}", ord);
   }

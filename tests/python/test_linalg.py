@@ -157,6 +157,17 @@ def test_pinv_rank_norms(device, dtype):
             for keepdims in (False, True):
                 want = np.linalg.norm(a, ord=ord, axis=(-2, -1), keepdims=keepdims)
                 close(la.matrix_norm(t, ord=ord, keepdims=keepdims), want, tol(dtype) * 10)
+    # Empty matrices: the largest of no sums or singular values is 0, as in NumPy; the smallest of none raises.
+    for shape in [(0, 0), (2, 0, 3), (3, 0)]:
+        empty = put(np.zeros(shape), device, dtype)
+        for ord in ["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf]:
+            try:
+                want = np.linalg.matrix_norm(np.zeros(shape), ord=ord)
+            except ValueError:
+                with pytest.raises(ValueError):
+                    la.matrix_norm(empty, ord=ord)
+                continue
+            close(la.matrix_norm(empty, ord=ord), want, 0)
     low_rank = rng.standard_normal((6, 2)) @ rng.standard_normal((2, 5))
     assert int(la.matrix_rank(put(low_rank, device, dtype)).numpy()) == 2
     x = rng.standard_normal((3, 4, 5))
@@ -251,3 +262,18 @@ def test_factorisations_in_op_table():
     table = {(r["op"], r["device_kind"]) for r in ac.op_table()}
     for op in ["lu_factor", "lu_solve", "cholesky", "eigh", "svd", "qr_factor", "householder_product"]:
         assert (op, "cpu") in table
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])
+def test_vecdot_keeps_the_integer_dtype(device, dtype):
+    """vecdot's dtype is its operands' (the standard's and NumPy's), not the sum's widened one: int8 wraps."""
+    rng = np.random.default_rng(9)
+    x = rng.integers(0 if dtype == "uint8" else -100, 100, (3, 40)).astype(dtype)
+    y = rng.integers(0 if dtype == "uint8" else -100, 100, (40,)).astype(dtype)
+    result = ac.vecdot(ac.asarray(x, device=device), ac.asarray(y, device=device))
+    assert result.dtype == dtype and result.device == device
+    np.testing.assert_array_equal(result.numpy(), np.vecdot(x, y))
+    flags = ac.asarray(x > 0, device=device)
+    with pytest.raises(TypeError, match="vecdot: needs numeric tensors, not bool"):
+        ac.vecdot(flags, flags)
