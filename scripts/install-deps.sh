@@ -14,10 +14,12 @@ APT_PACKAGES=(
 # torch: accelera.torch and its tests (PyPI's Linux wheel brings its CUDA libraries, a few GB).
 # scikit-learn: accelera.datasets.digits() reads its bundled copy of the digits dataset; matplotlib:
 # accelera train draws its loss and accuracy curves. mpi4py (built against the OpenMPI above):
-# nn.DistributedTraining over MPI ranks.
+# nn.DistributedTraining over MPI ranks. array-api-strict: the array API standard's reference
+# implementation, which tests/python/test_array_api_reference.py compares accelera with (2.6: the
+# standard's 2025.12 draft, with isin).
 PY_PACKAGES=("numpy>=2.1" "nanobind>=2.4" "scikit-build-core>=0.10" "pytest>=7" "hypothesis>=6" "torch>=2.4"
-             "scikit-learn>=1.2" "matplotlib>=3.6" "mpi4py>=3.1")
-PY_MODULES=(numpy nanobind scikit_build_core pytest hypothesis torch sklearn matplotlib mpi4py)
+             "scikit-learn>=1.2" "matplotlib>=3.6" "mpi4py>=3.1" "array-api-strict>=2.6")
+PY_MODULES=(numpy nanobind scikit_build_core pytest hypothesis torch sklearn matplotlib mpi4py array_api_strict)
 
 sudo_if_needed() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
