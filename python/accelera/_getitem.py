@@ -30,11 +30,44 @@ _basic_getitem = Tensor.__getitem__
 
 
 def _is_array_index(item) -> bool:
-    if isinstance(item, Tensor):
-        return item.ndim > 0 or item.dtype == "bool"
-    if isinstance(item, np.ndarray):
-        return item.ndim > 0 or item.dtype == np.bool_
+    if isinstance(item, (Tensor, np.ndarray)):
+        return item.ndim > 0  # a 0-d boolean is split_scalar_booleans's, a 0-d integer an integer
     return isinstance(item, list)
+
+
+def _is_scalar_boolean(item) -> bool:
+    if isinstance(item, (bool, np.bool_)):
+        return True
+    if isinstance(item, Tensor):
+        return item.ndim == 0 and item.dtype == "bool"
+    return isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == np.bool_
+
+
+def split_scalar_booleans(key, ndim: int):
+    """NumPy's 0-d boolean indices (True, False, a 0-d bool array or tensor) each add an axis, of length 1
+    for True and 0 for False: the key with None in their place, and the result's axes that must then be
+    emptied (None when the key holds no such index)."""
+    items = list(key) if isinstance(key, tuple) else [key]
+    if not any(_is_scalar_boolean(item) for item in items):
+        return key, None
+    if any(_is_array_index(item) for item in items):
+        raise _core.NotSupportedError("a 0-d boolean index together with index arrays is not supported")
+    consumed = sum(not (item is None or item is Ellipsis or _is_scalar_boolean(item)) for item in items)
+    replaced, empty, axis = [], [], 0
+    for item in items:
+        if _is_scalar_boolean(item):
+            truth = item.to("cpu").numpy() if isinstance(item, Tensor) else item
+            if not bool(truth):
+                empty.append(axis)
+            replaced.append(None)
+            axis += 1
+        elif item is Ellipsis:
+            replaced.append(item)
+            axis += ndim - consumed
+        else:
+            replaced.append(item)
+            axis += 1 if item is None or isinstance(item, slice) else 0  # an integer removes its axis
+    return tuple(replaced), empty
 
 
 def _index_tensor(item, tensor: Tensor) -> Tensor:
@@ -151,9 +184,8 @@ def _select(tensor: Tensor, key) -> _Selection:
              for item in items]
     for item in items:
         if not (item is None or item is Ellipsis or isinstance(item, (slice, Tensor))):
-            raise _core.NotSupportedError(f"index of type {type(item).__name__} is not supported")
-        if isinstance(item, Tensor) and item.dtype == "bool" and item.ndim == 0:
-            raise _core.NotSupportedError("a 0-d boolean index is not supported")
+            raise IndexError("only integers, slices (:), ellipsis (...), None and integer or boolean arrays are "
+                             f"valid indices, not {type(item).__name__}")
     items = _expand_ellipsis(items, tensor.ndim)
     # Index arrays become full slices of a view; positions[k] is the view axis of array k.
     basic, arrays, positions, axis = [], [], [], 0
@@ -237,7 +269,11 @@ def is_advanced(key) -> bool:
 
 
 def _getitem(self: Tensor, key):
-    return _advanced_getitem(self, key) if is_advanced(key) else _basic_getitem(self, key)
+    key, empty = split_scalar_booleans(key, self.ndim)
+    result = _advanced_getitem(self, key) if is_advanced(key) else _basic_getitem(self, key)
+    for axis in empty or ():
+        result = _basic_getitem(result, (slice(None),) * axis + (slice(0, 0),))
+    return result
 
 
 def install() -> None:

@@ -17,7 +17,7 @@ from . import _core
 from ._core import NotSupportedError, ShapeError, Tensor
 from ._creation import asarray
 from ._elementwise import where
-from ._getitem import assign, is_advanced
+from ._getitem import assign, is_advanced, split_scalar_booleans
 
 
 def _value_on(tensor: Tensor, value) -> Tensor:
@@ -44,7 +44,7 @@ def _setitem(self: Tensor, key, value) -> None:
     if isinstance(key, Tensor) and key.dtype == "bool" and _is_scalar(value):
         _set_masked(self, key, value)  # one pass, no count read back
         return
-    if is_advanced(key):
+    if split_scalar_booleans(key, self.ndim)[1] is None and is_advanced(key):
         assign(self, key, _value_on(self, value))
         return
     view = self[key]  # basic keys only: __getitem__ names what it does not support

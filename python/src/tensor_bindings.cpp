@@ -72,15 +72,19 @@ Tensor getitem(const Tensor& t, nb::handle key) {
       continue;
     }
     if (!PySlice_Check(item.ptr()) && !is_integer_index(item)) {
-      throw NotSupportedError(fmt::format(
-          "index of type {} is not supported: use integers, slices, ..., None (advanced indexing is not supported)",
-          nb::type_name(item.type()).c_str()));
+      throw nb::index_error(fmt::format("only integers, slices (:), ellipsis (...), None and integer or boolean "
+                                        "arrays are valid indices, not {}",
+                                        nb::type_name(item.type()).c_str())
+                                .c_str());
     }
     ++consumed;
   }
-  ACC_CHECK(ellipses <= 1, ValueError, "an index can only have a single ellipsis ('...')");
-  ACC_CHECK(consumed <= t.ndim(), ValueError, "too many indices for a tensor of rank {}: {} were given", t.ndim(),
-            consumed);
+  // IndexError, as NumPy and the standard raise for these.
+  if (ellipses > 1) throw nb::index_error("an index can only have a single ellipsis ('...')");
+  if (consumed > t.ndim()) {
+    throw nb::index_error(
+        fmt::format("too many indices for a tensor of rank {}: {} were given", t.ndim(), consumed).c_str());
+  }
   Tensor out = t;
   std::int64_t axis = 0;
   for (nb::handle item : items) {

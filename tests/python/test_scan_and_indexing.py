@@ -162,6 +162,30 @@ def test_bad_indices_raise_and_leave_the_tensor_untouched(device):
     np.testing.assert_array_equal(t.numpy(), x)
 
 
+ZERO_D_BOOLEAN_KEYS = [True, False, (0, True), (Ellipsis, False), (True, 1), (np.bool_(True), slice(None), None),
+                       (None, False, 0), (slice(1, None), np.array(False), Ellipsis)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("key", ZERO_D_BOOLEAN_KEYS, ids=repr)
+def test_zero_d_boolean_indices_add_an_axis_as_numpy(device, key):
+    """True adds an axis of length 1 and False one of length 0, wherever they stand in the key; a 0-d bool
+    tensor is the same index. Assignment through them writes everything or nothing."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = ac.asarray(x, device=device)
+    np.testing.assert_array_equal(t[key].numpy(), x[key])
+    assert t[key].shape == x[key].shape
+    device_key = tuple(ac.asarray(k, device=device) if isinstance(k, (bool, np.bool_, np.ndarray)) else k
+                       for k in (key if isinstance(key, tuple) else (key,)))
+    assert t[device_key].shape == x[key].shape
+    expected = x.copy()
+    expected[key] = -1.0
+    t[key] = -1.0
+    np.testing.assert_array_equal(t.numpy(), expected)
+    with pytest.raises(ac.NotSupportedError, match="0-d boolean index together with index arrays"):
+        t[True, [0, 1]]
+
+
 SET_KEYS = [
     ([0, 2], 7.0), ((slice(None), [1, 3]), np.arange(30.0).reshape(3, 2, 5)),
     ((0, slice(None), [1, 2]), np.arange(8.0).reshape(2, 4)), ((slice(None), 0, [1, 2]), np.arange(6.0).reshape(3, 2)),
