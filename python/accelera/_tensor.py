@@ -106,6 +106,17 @@ def _install_operators(t) -> None:
     t.__invert__ = lambda a: _ew.bitwise_invert(a)
 
 
+_INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def _index(self: Tensor) -> int:
+    """A 0-d integer tensor as a Python index (``range(n)``, ``items[i]``): the array API's __index__. Other
+    tensors raise TypeError, after which NumPy indexes with them as arrays."""
+    if self.ndim != 0 or self._dtype not in _INTEGER_DTYPES:
+        raise DTypeError(f"only a 0-d integer tensor is an index, not a {self._dtype} tensor of shape {self.shape}")
+    return int(_numpy(self))
+
+
 def _install() -> None:
     t = Tensor
     t.dtype = property(lambda self: _BY_NAME[self._dtype], doc="The element type, an accelera.DType.")
@@ -120,6 +131,7 @@ def _install() -> None:
     t.__float__ = lambda self: float(_numpy(self))
     t.__int__ = lambda self: int(_numpy(self))
     t.__complex__ = lambda self: complex(_numpy(self))
+    t.__index__ = _index
     _install_operators(t)
     t.sum = lambda self, axis=None, keepdims=False: _ops.sum(self, axis, keepdims)
     t.mean = lambda self, axis=None, keepdims=False: _ops.mean(self, axis, keepdims)

@@ -49,6 +49,8 @@ def test_errors_raised_by_ops_are_catchable_both_ways():
     with pytest.raises(RuntimeError):
         ac.zeros(3, device="cuda:1000")
     with pytest.raises(NotImplementedError):
+        ac.asarray(np.ones(3)).to_device("cpu", stream=1)
+    with pytest.raises(IndexError):
         ac.asarray(np.ones(3))["a"]
 
 

@@ -202,6 +202,19 @@ def test_scalar_conversions():
     assert ac.asarray(np.arange(4).reshape(2, 2)).tolist() == [[0, 1], [2, 3]]
 
 
+def test_zero_d_integer_tensors_are_python_indices():
+    import operator
+
+    i = ac.asarray(np.array(3, np.int16))
+    assert operator.index(i) == 3 and list(range(10))[i] == 3 and len(range(i)) == 3
+    assert "abcdef"[ac.asarray(np.array(-1))] == "f"
+    for not_an_index in (ac.asarray(np.array(3.0)), ac.asarray(np.array(True)), ac.asarray(np.array([3]))):
+        with pytest.raises(TypeError, match="only a 0-d integer tensor is an index"):
+            operator.index(not_an_index)
+    # NumPy still indexes with a tensor of positions as an array.
+    np.testing.assert_array_equal(np.arange(10)[ac.asarray(np.array([1, 3]))], [1, 3])
+
+
 # ----------------------------------------------------------------------------------------------------------
 # Basic indexing
 
