@@ -72,8 +72,14 @@ def asarray(obj, device=None, dtype=None) -> Tensor:
     else:
         if obj is None or isinstance(obj, (str, bytes, dict, set)):
             raise DTypeError(f"cannot convert {type(obj).__name__} to a tensor")
+        # With a dtype NumPy has, the values convert straight to it: through NumPy's own choice they could
+        # pass through float64 and lose integers beyond 2**53 ([2**63 + 1, 5] as uint64).
+        target = None if dtype is None else _dtype(dtype)
+        numpy_dtype = None if target is None or target.name == "bfloat16" else np.dtype(target.name)
         try:
-            arr = np.asarray(obj)
+            arr = np.asarray(obj, dtype=numpy_dtype)
+        except OverflowError as err:
+            raise OutOfRangeError(f"cannot convert {type(obj).__name__} to {target.name}: {err}") from err
         except (ValueError, TypeError) as err:
             raise ArgumentError(f"cannot convert {type(obj).__name__} to a tensor: {err}") from err
         tensor = _from_numpy(arr)

@@ -268,7 +268,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
         raise ArgumentError(f"asarray(copy=False): a {type(obj).__name__} cannot be used without a copy")
     if copy is False and isinstance(obj, np.ndarray) and not obj.dtype.isnative:
         raise ArgumentError("asarray(copy=False): a non-native byte order needs a copy")
-    tensor = _convert(obj)
+    # A Python sequence or scalar converts straight to the dtype asked for (exact for large integers).
+    tensor = _convert(obj) if shares_memory or isinstance(obj, Tensor) else _convert(obj, dtype=target_dtype)
     changes = ((target_dtype is not None and target_dtype != tensor.dtype)
                or (target_device is not None and target_device != tensor.device))
     if copy is False and changes:

@@ -243,3 +243,18 @@ def test_tril_and_triu_bad_input(device):
                 function(vector)
             with pytest.raises(TypeError, match="k must be an integer"):
                 function(matrix, k=1.5)
+
+
+def test_asarray_of_python_integers_is_exact_in_the_dtype_asked_for(device):
+    """Python ints beyond 2**53 in a list convert straight to the requested dtype: through NumPy's default
+    (float64 for [2**63 + 1, 5]) they lost their low bits."""
+    big = [2**63 + 1, 5, 2**64 - 1]
+    assert ac.asarray(big, dtype=ac.uint64, device=device).numpy().tolist() == big
+    near = [2**62 + 1, -(2**63), 3]
+    assert ac.asarray(near, dtype=ac.int64, device=device).numpy().tolist() == near
+    with pytest.raises(OverflowError, match="out of bounds for uint64"):
+        ac.asarray([-1, 2], dtype=ac.uint64, device=device)
+    with pytest.raises(OverflowError):
+        ac.asarray([300], dtype="int8", device=device)
+    assert host(ac.asarray([1.5, -2.25], dtype=ac.bfloat16, device=device)).tolist() == [1.5, -2.25]
+    assert ac.asarray([[1, 2], [3, 4]], dtype=ac.float32, device=device).dtype == ac.float32
