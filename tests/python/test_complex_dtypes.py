@@ -457,3 +457,20 @@ def test_unique_of_complex_tensors(dtype, device):
 def test_complex_fill_values_need_complex_dtypes(device):
     with pytest.raises(ac.DTypeError, match="complex number"):
         ac.full((2,), 1j, dtype="float32", device=device)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_logarithms_and_roots_of_the_largest_magnitudes(dtype, device):
+    """|z| overflows for parts near the top of the range, but log z and sqrt z do not: they must come out
+    finite (OpenCL's gave inf for log(1e308 + 1e308j) and sqrt(1.5e308 + 1.5e308j))."""
+    needs_fp64(dtype, device)
+    top = float(np.finfo(np.float32 if dtype == "complex64" else np.float64).max)
+    parts = [(0.9 * top, 0.9 * top), (top, 0.0), (-0.9 * top, 0.6 * top), (0.6 * top, -top), (-top, -top)]
+    z = np.array([complex(a, b) for a, b in parts], dtype)
+    t = ac.asarray(z, device=device)
+    wide = z.astype(np.complex128) if dtype == "complex64" else z
+    for name, reference in [("log", np.log), ("sqrt", np.sqrt), ("log2", np.log2), ("log10", np.log10)]:
+        got = getattr(ac, name)(t).numpy()
+        assert np.isfinite(got).all(), (name, got)
+        rtol = 4e-6 if dtype == "complex64" else 1e-14
+        np.testing.assert_allclose(got, reference(wide).astype(dtype), rtol=rtol, err_msg=name)

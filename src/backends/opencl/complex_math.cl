@@ -112,15 +112,26 @@ inline C c_exp(C z) {
   const T m = exp(z.x);
   return c_make(m * cos(z.y), m * sin(z.y));
 }
-inline C c_log(C z) { return c_make(log(c_abs(z)), atan2(z.y, z.x)); }
+// log |z|; where |z| overflows although both parts are finite, as log(m) + log1p(r^2) / 2 (m the larger
+// part, r <= 1 the ratio), which stays finite (log of 1e308 + 1e308 i is 709.9 + 0.785 i).
+inline T c_log_abs(C z) {
+  const T a = c_abs(z);
+  if (!isinf(a) || !isfinite(z.x) || !isfinite(z.y)) return log(a);
+  const T m = fmax(fabs(z.x), fabs(z.y)), r = fmin(fabs(z.x), fabs(z.y)) / m;
+  return log(m) + log1p(r * r) / 2;
+}
+inline C c_log(C z) { return c_make(c_log_abs(z), atan2(z.y, z.x)); }
 // Principal square root without cancellation: the larger part from sqrt((|x| + |z|) / 2), the other by
 // division.
+// Near the top of the range, where |x| + |z| overflows, sqrt(z) = 2 sqrt(z / 4) (both scalings exact).
 inline C c_sqrt(C z) {
   if (z.x == 0 && z.y == 0) return c_make((T)0, z.y);
   if (isinf(z.y)) return c_make((T)INFINITY, z.y);
+  T scale = 1;
+  if (isfinite(z.x) && isfinite(z.y) && isinf(fabs(z.x) + c_abs(z))) z = c_make(z.x / 4, z.y / 4), scale = 2;
   const T t = sqrt((fabs(z.x) + c_abs(z)) / 2);
-  if (z.x >= 0) return c_make(t, z.y / (2 * t));
-  return c_make(fabs(z.y) / (2 * t), copysign(t, z.y));
+  if (z.x >= 0) return c_make(scale * t, scale * (z.y / (2 * t)));
+  return c_make(scale * (fabs(z.y) / (2 * t)), scale * copysign(t, z.y));
 }
 // sinh and cosh with Annex G's special values: a zero imaginary part stays exactly zero (no inf * 0 for a
 // huge real part), an infinite real part gives inf cis(y), and a zero real part beside an infinite or nan
