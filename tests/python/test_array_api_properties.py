@@ -106,3 +106,64 @@ def test_statistic_agrees_with_the_reference(device, name):
         np.testing.assert_allclose(got[kept], want[kept], rtol=1e-4, atol=1e-5, equal_nan=True, err_msg=what)
 
     check()
+
+
+def _same_call(name: str, **kwargs):
+    """accelera's and the reference's function ``name`` with the same keyword arguments."""
+    return (lambda t: getattr(ac, name)(t, **kwargs), lambda t: getattr(st, name)(t, **kwargs))
+
+
+def _axis(x):
+    return strategies.integers(-x.ndim, x.ndim - 1)
+
+
+# name -> draws the arguments of one call for the array x: (accelera's call, the reference's call).
+STRUCTURAL = {
+    "sort": lambda data, x: _same_call("sort", axis=data.draw(_axis(x)), descending=data.draw(strategies.booleans())),
+    "argsort": lambda data, x: _same_call("argsort", axis=data.draw(_axis(x)),
+                                          descending=data.draw(strategies.booleans())),
+    "unique_all": lambda data, x: _same_call("unique_all"),
+    "unique_inverse": lambda data, x: _same_call("unique_inverse"),
+    "nonzero": lambda data, x: _same_call("nonzero"),
+    "flip": lambda data, x: _same_call("flip", axis=data.draw(strategies.none() | xps.valid_tuple_axes(x.ndim))),
+    "roll": lambda data, x: _same_call("roll", shift=data.draw(strategies.integers(-7, 7)),
+                                       axis=data.draw(strategies.none() | _axis(x))),
+    "diff": lambda data, x: _same_call("diff", axis=data.draw(_axis(x)), n=data.draw(strategies.integers(0, 3))),
+    "repeat": lambda data, x: _same_call("repeat", repeats=data.draw(strategies.integers(0, 3)),
+                                         axis=data.draw(strategies.none() | _axis(x))),
+    "tile": lambda data, x: _same_call("tile", repetitions=tuple(data.draw(
+        strategies.lists(strategies.integers(0, 3), min_size=1, max_size=4)))),
+    "moveaxis": lambda data, x: _same_call("moveaxis", source=data.draw(_axis(x)), destination=data.draw(_axis(x))),
+    "cumulative_sum": lambda data, x: _same_call("cumulative_sum", axis=data.draw(_axis(x)), include_initial=True),
+    # Floats to integers are undefined outside the integers' range (nan and inf included): not drawn.
+    "astype": lambda data, x: (lambda dtype: (lambda t: ac.astype(t, getattr(ac, dtype)),
+                                              lambda t: st.astype(t, getattr(st, dtype))))(
+        data.draw(strategies.sampled_from(["float32", "float64", "bool"] + (
+            [] if x.dtype in (ac.float32, ac.float64) else ["int8", "uint16", "int64"])))),
+    "searchsorted": lambda data, x: (lambda side: (
+        lambda t: ac.searchsorted(ac.sort(ac.reshape(t, (-1,))), t, side=side),
+        lambda t: st.searchsorted(st.sort(st.reshape(t, (-1,))), t, side=side)))(
+        data.draw(strategies.sampled_from(["left", "right"]))),
+    "isin": lambda data, x: (lambda t: ac.isin(t, ac.flip(t)), lambda t: st.isin(t, st.flip(t))),
+    "where": lambda data, x: (lambda t: ac.where(ac.astype(t, ac.bool), t, ac.flip(t)),
+                              lambda t: st.where(st.astype(t, st.bool), t, st.flip(t))),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(STRUCTURAL))
+def test_structural_function_agrees_with_the_reference(device, name):
+    @PROPERTY_SETTINGS
+    @given(strategies.data())
+    def check(data):
+        x = data.draw(xps.arrays(dtype=DTYPES, shape=xps.array_shapes(min_dims=1, max_dims=3, max_side=5)), label="x")
+        mine, theirs = STRUCTURAL[name](data, x)
+        values = _host(x)
+        want = reference(theirs, values)
+        if want is None:
+            return
+        result = mine(x.to_device(device))
+        got = [_host(r) for r in result] if isinstance(result, (tuple, list)) else _host(result)
+        assert_matches(got, want, True, f"{name}({values!r})")
+
+    check()
