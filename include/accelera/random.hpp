@@ -25,8 +25,8 @@ ACC_API Tensor random_normal(const Shape& shape, DType dtype, const Device& devi
 ACC_API Tensor random_integers(const Shape& shape, DType dtype, const Device& device, std::int64_t low,
                                std::int64_t high, bool endpoint, std::uint64_t seed, std::uint64_t offset);
 // A uniformly random permutation of 0 .. n - 1 (int64) on `device`: the stable order of n keys drawn as
-// random_integers draws int64 over its whole range (the same counters). The keys are ordered on the host
-// (there is no device sort yet) and the permutation is copied to `device`; the same on every device.
+// random_integers draws int64 over its whole range (the same counters), drawn and ranked (a stable
+// argsort) on `device`; the same on every device.
 ACC_API Tensor random_permutation(std::int64_t n, const Device& device, std::uint64_t seed, std::uint64_t offset);
 
 }  // namespace accelera

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <type_traits>
 #include <utility>
 
 #include "accelera/core/error.hpp"
+#include "accelera/ops.hpp"
 #include "accelera/random.hpp"
 #include "core/convert.hpp"
 #include "ops/common.hpp"
@@ -89,14 +89,11 @@ Tensor random_integers(const Shape& shape, DType dtype, const Device& device, st
 Tensor random_permutation(std::int64_t n, const Device& device, std::uint64_t seed, std::uint64_t offset) {
   ACC_CHECK(n >= 0, ValueError, "random_permutation: n must be >= 0, got {}", n);
   constexpr auto lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
-  const Tensor keys = random_integers(Shape{n}, DType::i64, Device::cpu(), lo, hi, true, seed, offset);
-  Tensor order = Tensor::empty(Shape{n}, DType::i64, Device::cpu());
-  std::int64_t* o = order.data<std::int64_t>();
-  const std::int64_t* k = keys.data<std::int64_t>();
-  std::iota(o, o + n, std::int64_t{0});
-  // Equal keys (probability below n^2 / 2^65) keep index order, so the result is deterministic.
-  std::stable_sort(o, o + n, [k](std::int64_t a, std::int64_t b) { return k[a] < k[b]; });
-  return order.to(device);
+  // The stable order of n random 64-bit keys, drawn and ranked on the device: the keys are the same on
+  // every device (Philox), and equal keys (probability below n^2 / 2^65) keep index order, so the
+  // permutation is too.
+  const Tensor keys = random_integers(Shape{n}, DType::i64, device, lo, hi, true, seed, offset);
+  return argsort(keys, 0, /*descending=*/false, /*stable=*/true);
 }
 
 }  // namespace accelera
