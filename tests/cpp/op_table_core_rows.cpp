@@ -33,7 +33,10 @@ Row copy_row() {
   return {"copy", [](DType dst, std::mt19937_64& rng) {
             std::vector<Case> cases;
             for (DType src : accelera::real_dtypes) {
-              for (const Shape& shape : {Shape{}, Shape{0, 3}, Shape{7}, Shape{13, 31}, Shape{3, 1, 127}}) {
+              // 37 x 67 and 3 x 41 x 53, transposed, take the CPU's tiled loops (Note [Tiled strided loops]) with
+              // partial tiles on both axes and a batch axis.
+              for (const Shape& shape : {Shape{}, Shape{0, 3}, Shape{7}, Shape{13, 31}, Shape{3, 1, 127}, Shape{37, 67},
+                                         Shape{3, 41, 53}}) {
                 for (View v : {View::contiguous, View::transposed, View::step2, View::negstep, View::offset}) {
                   Input in = make_input(shape, src, v, rng, -100.9, 100.9);
                   Ref ref = ref_unary(in.host(), [dst](double x) { return converted(x, dst); });

@@ -6,6 +6,7 @@
 // so a single long row is split too.
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -93,11 +94,77 @@ void for_each_run(const LoopLayout<N>& layout, std::int64_t begin, std::int64_t 
   }
 }
 
+// Note [Tiled strided loops]
+// Runs along the innermost axis suit the output (operand 0, contiguous there) but not an input that steps
+// by a long stride along it while being contiguous along another axis (a transposed view: exp(x.T),
+// x.T + y, x.T.contiguous()): each element of such a row is read from another cache line, ten times slower
+// than NumPy (2048 x 2048 float32: 13.6 ms). Such layouts go in tiles of kLoopTile x kLoopTile over the
+// inner axis and that other axis: the rows of a tile are short runs, and the input's cache lines stay in
+// L1 across them. Rows of tiles are shared among threads.
+inline constexpr std::int64_t kLoopTile = 32;
+
+// The outer axis to tile with the innermost one, or dims.size() when plain runs are best.
+template <std::size_t N>
+std::size_t tiled_axis(const LoopLayout<N>& layout) {
+  const std::size_t nd = layout.dims.size(), none = nd;
+  if (nd < 2 || layout.strides[0][nd - 1] != 1 || layout.dims[nd - 1] < kLoopTile / 2) return none;
+  for (std::size_t k = 1; k < N; ++k) {
+    const std::int64_t inner = layout.strides[k][nd - 1];
+    if (inner == 0 || inner == 1 || inner == -1) continue;
+    for (std::size_t d = 0; d + 1 < nd; ++d) {
+      if ((layout.strides[k][d] == 1 || layout.strides[k][d] == -1) && layout.dims[d] >= kLoopTile / 2) return d;
+    }
+  }
+  return none;
+}
+
+// Calls row() for every run of the layout in tiles over (axis, innermost axis).
+template <std::size_t N, typename Row>
+void for_each_tiled_run(const LoopLayout<N>& layout, std::size_t axis, bool parallel, Row&& row) {
+  const std::size_t nd = layout.dims.size(), inner = nd - 1;
+  std::vector<std::size_t> batch_axes;
+  std::int64_t batches = 1;
+  for (std::size_t d = 0; d < inner; ++d) {
+    if (d == axis) continue;
+    batch_axes.push_back(d);
+    batches *= layout.dims[d];
+  }
+  const std::int64_t rows = layout.dims[axis], cols = layout.dims[inner];
+  const std::int64_t row_tiles = (rows + kLoopTile - 1) / kLoopTile;
+  std::array<std::int64_t, N> inner_strides{};
+  for (std::size_t k = 0; k < N; ++k) inner_strides[k] = layout.strides[k][inner];
+#pragma omp parallel for schedule(static) if (parallel)
+  for (std::int64_t task = 0; task < batches * row_tiles; ++task) {
+    std::array<std::int64_t, N> base{};
+    std::int64_t batch = task / row_tiles;
+    for (std::size_t b = batch_axes.size(); b-- > 0;) {
+      const std::size_t d = batch_axes[b];
+      const std::int64_t index = batch % layout.dims[d];
+      batch /= layout.dims[d];
+      for (std::size_t k = 0; k < N; ++k) base[k] += index * layout.strides[k][d];
+    }
+    const std::int64_t r0 = task % row_tiles * kLoopTile, r1 = std::min(rows, r0 + kLoopTile);
+    for (std::int64_t c0 = 0; c0 < cols; c0 += kLoopTile) {
+      const std::int64_t len = std::min(cols - c0, kLoopTile);
+      for (std::int64_t r = r0; r < r1; ++r) {
+        std::array<std::int64_t, N> run{};
+        for (std::size_t k = 0; k < N; ++k) run[k] = base[k] + r * layout.strides[k][axis] + c0 * inner_strides[k];
+        row(run, len, inner_strides);
+      }
+    }
+  }
+}
+
 template <std::size_t N, typename Row>
 void parallel_for_each_run(const LoopLayout<N>& layout, Row&& row) {
   const std::int64_t n = layout.numel;
   if (n == 0) return;
-  if (omp_in_parallel() || n < elementwise_parallel_grain()) {
+  const bool serial = omp_in_parallel() || n < elementwise_parallel_grain();
+  if (const std::size_t axis = tiled_axis(layout); axis < layout.dims.size()) {
+    for_each_tiled_run(layout, axis, !serial, row);
+    return;
+  }
+  if (serial) {
     for_each_run(layout, 0, n, row);
     return;
   }
