@@ -257,7 +257,7 @@ class Generator:
                 raise ArgumentError(f"cannot take {k} samples without replacement from {available} "
                                     f"{'entries' if probabilities is None else 'entries with p > 0'}")
             if probabilities is None:
-                idx = self._random_order(n).numpy()[:k]
+                idx = self._sample_without_replacement(n, k)
             else:
                 # Weighted sampling without replacement (Efraimidis and Spirakis): the k smallest E / p,
                 # E exponential; p = 0 gives an infinite key, never among the first `available`.
@@ -272,6 +272,23 @@ class Generator:
             return _scalar(indices) if size is None else indices
         return _core.take(population, indices, axis)
 
+    def _sample_without_replacement(self, n: int, k: int) -> np.ndarray:
+        """k distinct positions of range(n) in uniformly random order. A few (k <= n / 64 and at most
+        _SPARSE_SAMPLE) come from a partial Fisher-Yates shuffle over a dictionary of the swapped places,
+        each step a 64-bit draw scaled to its range (Lemire's multiply-shift): O(k), where the first k of a
+        full permutation cost O(n log n) (1000 of 4 Mi: 97 ms)."""
+        if k > _SPARSE_SAMPLE or k * 64 > n:
+            return self._random_order(n).numpy()[:k]
+        lowest, highest = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+        words = self.integers(lowest, highest, size=k, endpoint=True, device="cpu").numpy().view(np.uint64)
+        swapped: dict[int, int] = {}
+        picked = np.empty(k, dtype=np.int64)
+        for i, word in enumerate(words.tolist()):
+            j = i + ((word * (n - i)) >> 64)  # uniform in [i, n)
+            picked[i] = swapped.get(j, j)
+            swapped[j] = swapped.get(i, i)
+        return picked
+
     def spawn(self, n_children: int) -> list[Generator]:
         """``n_children`` new generators with their own keys, derived from this one's seed and spawn count:
         reproducible, and independent of this generator's draws."""
@@ -281,6 +298,10 @@ class Generator:
             first = self._spawned
             self._spawned += int(n_children)
         return [Generator(_splitmix64(_splitmix64(self._seed) ^ (first + i + 1))) for i in range(int(n_children))]
+
+
+# The largest sample without replacement drawn by the sparse shuffle (a Python loop of k steps).
+_SPARSE_SAMPLE = 1 << 16
 
 
 def _axis(axis, ndim: int) -> int:

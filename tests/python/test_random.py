@@ -187,6 +187,27 @@ def test_choice(device):
     assert isinstance(g.choice(3), int)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_small_samples_without_replacement_are_distinct_uniform_and_reproducible(device):
+    """Few samples of a large population take the sparse shuffle: distinct, in range, the same for a seed
+    on every device, each position uniform over the population (chi-square, fixed seed)."""
+    population = ac.asarray(np.arange(1 << 20, dtype=np.float32), device=device)
+    picked = acr.default_rng(21).choice(population, size=(10, 100), replace=False)
+    values = picked.numpy().ravel()
+    assert picked.shape == (10, 100) and picked.device == device
+    assert len(set(values.tolist())) == 1000 and values.min() >= 0 and values.max() < 1 << 20
+    again = acr.default_rng(21).choice(population.to_device("cpu"), size=(10, 100), replace=False).numpy().ravel()
+    np.testing.assert_array_equal(values, again)
+    n, trials = 256, 4000
+    g = acr.default_rng(22)
+    draws = np.array([g.choice(n, size=4, replace=False).numpy() for _ in range(trials)])
+    assert all(len(set(row.tolist())) == 4 for row in draws)
+    expected = trials / n
+    for position in range(4):
+        counts = np.bincount(draws[:, position], minlength=n)
+        assert ((counts - expected) ** 2 / expected).sum() < 360  # df 255: p < 1e-4 above 360
+
+
 def test_choice_rejects_bad_input():
     g = acr.default_rng(0)
     with pytest.raises(ValueError):
