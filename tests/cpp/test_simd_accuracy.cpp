@@ -1,9 +1,9 @@
-// Accuracy of the vectorised float math (backends/cpu/simd/) on every Highway target this CPU supports,
-// in ulp against double (or long double) references: exact GELU and its derivative over every float in
-// [-15, 15], exp over every float in its finite range; log, tanh and sigmoid over a sampled sweep of every
-// exponent; the double forms on random inputs. The references of each chunk are computed once for all
-// targets. The scalar fallback is swept with a stride (it is the slowest target and shares every
-// polynomial with the others), as is everything in sanitizer builds.
+// Accuracy of the vectorised float math (backends/cpu/simd/) on every Highway target this CPU supports, in
+// ulp against double (or long double) references: exact GELU and its derivative over every float in [-15,
+// 15], exp over every float in its finite range; log, log1p, expm1, tanh and sigmoid over a sampled sweep of
+// every exponent; the double forms on random inputs. The references of each chunk are computed once for all
+// targets. The scalar fallback is swept with a stride (it is the slowest target and shares every polynomial
+// with the others), as is everything in sanitizer builds.
 #include <omp.h>
 
 #include <algorithm>
@@ -168,7 +168,7 @@ TEST(SimdAccuracy, ExpOverEveryFloatUpToUnderflow) {
 }
 
 // Every exponent, sampled: a prime stride over the bit patterns.
-TEST(SimdAccuracy, LogTanhSigmoidSampled) {
+TEST(SimdAccuracy, LogExpm1TanhSigmoidSampled) {
   using F = ks::UnaryFunction;
   struct Case {
     const char* name;
@@ -179,6 +179,8 @@ TEST(SimdAccuracy, LogTanhSigmoidSampled) {
   };
   const Case cases[] = {
       {"log", F::log, std::numeric_limits<float>::max(), [](double x) { return std::log(x); }, 2.0},
+      {"log1p", F::log1p, std::numeric_limits<float>::max(), [](double x) { return std::log1p(x); }, 3.0},
+      {"expm1", F::expm1, 104.0f, [](double x) { return std::expm1(x); }, 2.0},
       {"tanh", F::tanh, 50.0f, [](double x) { return std::tanh(x); }, 3.0},
       {"sigmoid", F::sigmoid, 110.0f, [](double x) { return 1 / (1 + std::exp(-x)); }, 3.0},
   };
@@ -189,7 +191,7 @@ TEST(SimdAccuracy, LogTanhSigmoidSampled) {
       sweep_floats(c.limit, 4099, [&](const float* x, std::size_t n) {
         ks::unary(c.fn, x, out.data(), n, Store::cached);
         for (std::size_t i = 0; i < n; ++i) {
-          if (c.fn == F::log && x[i] < 0) {
+          if ((c.fn == F::log && x[i] < 0) || (c.fn == F::log1p && x[i] < -1)) {
             EXPECT_TRUE(std::isnan(out[i]));
             continue;
           }
@@ -262,6 +264,8 @@ TEST(SimdAccuracy, DoubleFunctionsOnRandomInputs) {
   const Case cases[] = {
       {F::exp, -745, 709, [](long double v) { return std::exp(v); }, 2.0},
       {F::log, 0, 1e300, [](long double v) { return std::log(v); }, 2.0},
+      {F::expm1, -745, 709, [](long double v) { return std::expm1(v); }, 3.0},
+      {F::log1p, -1, 1e300, [](long double v) { return std::log1p(v); }, 3.0},
       {F::tanh, -25, 25, [](long double v) { return std::tanh(v); }, 3.0},
       {F::sigmoid, -745, 745, [](long double v) { return 1 / (1 + std::exp(-v)); }, 3.0},
   };
@@ -302,6 +306,26 @@ void check_exp_limits() {
     EXPECT_EQ(y[0], inf);
     EXPECT_TRUE(std::isnan(y[1]) && std::isnan(y[2]));
     EXPECT_EQ(y[5], -inf);
+    ks::unary(ks::UnaryFunction::expm1, x, y, 7, Store::cached);
+    EXPECT_EQ(y[0], inf);
+    EXPECT_EQ(y[1], T(-1));
+    EXPECT_TRUE(std::isnan(y[2]));
+    EXPECT_EQ(y[3], inf) << "overflow";
+    EXPECT_EQ(y[4], T(-1));
+    EXPECT_EQ(y[5], T(0));
+    EXPECT_EQ(y[6], std::numeric_limits<T>::denorm_min());
+    const T negative_zero = -T(0), minus_one = -1;
+    ks::unary(ks::UnaryFunction::expm1, &negative_zero, y, 1, Store::cached);
+    EXPECT_TRUE(y[0] == 0 && std::signbit(y[0]));
+    ks::unary(ks::UnaryFunction::log1p, x, y, 7, Store::cached);
+    EXPECT_EQ(y[0], inf);
+    EXPECT_TRUE(std::isnan(y[1]) && std::isnan(y[2]));
+    EXPECT_EQ(y[5], T(0));
+    EXPECT_EQ(y[6], std::numeric_limits<T>::denorm_min());
+    ks::unary(ks::UnaryFunction::log1p, &minus_one, y, 1, Store::cached);
+    EXPECT_EQ(y[0], -inf);
+    ks::unary(ks::UnaryFunction::log1p, &negative_zero, y, 1, Store::cached);
+    EXPECT_TRUE(y[0] == 0 && std::signbit(y[0]));
     ks::unary(ks::UnaryFunction::tanh, x, y, 3, Store::cached);
     EXPECT_EQ(y[0], T(1));
     EXPECT_EQ(y[1], T(-1));
@@ -313,7 +337,7 @@ void check_exp_limits() {
   });
 }
 
-TEST(SimdAccuracy, SpecialValuesOfExpLogTanhSigmoid) {
+TEST(SimdAccuracy, SpecialValuesOfExpExpm1LogLog1pTanhSigmoid) {
   check_exp_limits<float>();
   check_exp_limits<double>();
 }

@@ -1,6 +1,6 @@
-// Every unary element-wise function of ops/elementwise.hpp, generated from its one-line definition:
-// strided loops, with a vectorisable fast path for contiguous runs. Contiguous float runs of exp, log, tanh,
-// sigmoid, sin and cos go to the vectorised kernels of backends/cpu/simd/ (dispatched at run time;
+// Every unary element-wise function of ops/elementwise.hpp, generated from its one-line definition: strided
+// loops, with a vectorisable fast path for contiguous runs. Contiguous float runs of exp, expm1, log, log1p,
+// tanh, sigmoid, sin and cos go to the vectorised kernels of backends/cpu/simd/ (dispatched at run time;
 // streaming stores for large outputs).
 #include <type_traits>
 
@@ -41,7 +41,9 @@ constexpr simd::UnaryFunction kSimdFunction{};
   template <>                                      \
   constexpr simd::UnaryFunction kSimdFunction<functions::name> = simd::UnaryFunction::name;
 ACC_CPU_UNARY_SIMD(exp)
+ACC_CPU_UNARY_SIMD(expm1)
 ACC_CPU_UNARY_SIMD(log)
+ACC_CPU_UNARY_SIMD(log1p)
 ACC_CPU_UNARY_SIMD(tanh)
 ACC_CPU_UNARY_SIMD(sigmoid)
 ACC_CPU_UNARY_SIMD(sin)

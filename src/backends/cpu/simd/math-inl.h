@@ -1,4 +1,4 @@
-// Vectorised exp, log, tanh, sigmoid, sin and cos for any Highway target, float and double (no include guard on
+// Vectorised exp, expm1, log, log1p, tanh, sigmoid, sin and cos for any Highway target, float and double (no include guard on
 // purpose: foreach_target.h includes this once per target). The polynomials are those of the scalar
 // forms the CPU backend used before (Cephes-style reductions; see the accuracy figures in
 // tests/cpp/test_simd_kernels.cpp): exp within 1.5 ulp, log, tanh and sigmoid within a few ulp; inf,
@@ -181,6 +181,62 @@ HWY_INLINE Vec<D> log(D d, Vec<D> x) {
   out = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Neg(inf), out);
   out = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Set(d, std::numeric_limits<T>::quiet_NaN()), out);
   out = hn::IfThenElse(hn::Eq(x, inf), x, out);
+  return hn::IfThenElse(hn::IsNaN(x), x, out);
+}
+
+// expm1(x) = 2^n (1 + e) - 1 with e = e^r - 1 = r + r^2 p(r) from exp's reduction: s e + (s - 1), s = 2^n
+// (in two factors, so that the overflow threshold is exp's), which is e itself, without cancellation, for
+// |x| < ln 2 / 2 (n = 0). Within a few ulp; inf, nan and -0 as libm.
+template <class D>
+HWY_INLINE Vec<D> expm1(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  constexpr T lo_clamp = is_float ? T(-30) : T(-60), hi_clamp = is_float ? T(89) : T(710);  // -1 below
+  constexpr T overflow = is_float ? T(88.72283935546875f) : T(709.782712893383973);
+  constexpr T log2e = T(1.4426950408889634);
+  constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
+  constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
+  constexpr T round = is_float ? T(12582912.0f) : T(6755399441055744.0);  // 1.5 * 2^mantissa
+  const auto xc = hn::Min(hn::Max(x, hn::Set(d, lo_clamp)), hn::Set(d, hi_clamp));
+  const auto rnd = hn::Set(d, round);
+  const auto n = hn::Sub(hn::MulAdd(xc, hn::Set(d, log2e), rnd), rnd);
+  const auto r = hn::NegMulAdd(n, hn::Set(d, ln2_lo), hn::NegMulAdd(n, hn::Set(d, ln2_hi), xc));
+  Vec<D> p;
+  if constexpr (is_float) {
+    p = polynomial(d, r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+                   5.0000001201e-1);
+  } else {
+    p = polynomial(d, r, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
+                   1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5);
+  }
+  const auto e = hn::MulAdd(p, hn::Mul(r, r), r);
+  Vec<D> s1, s2;
+  two_to_the(d, n, s1, s2);
+  const auto one = hn::Set(d, T(1));
+  // s e + (s - 1), with s - 1 exact where it matters (|n| small); near the overflow threshold s itself
+  // overflows, and s1 (s2 (1 + e)) - 1 (the same there: 1 is below its rounding) does not.
+  const auto s = hn::Mul(s1, s2);
+  auto out = hn::MulAdd(s, e, hn::Sub(s, one));
+  const auto near_overflow = hn::Gt(n, hn::Set(d, T(is_float ? 100 : 1000)));
+  out = hn::IfThenElse(near_overflow, hn::Sub(hn::Mul(s1, hn::MulAdd(s2, e, s2)), one), out);
+  out = hn::IfThenElse(hn::Gt(x, hn::Set(d, overflow)), hn::Set(d, std::numeric_limits<T>::infinity()), out);
+  out = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, out);  // -0 stays -0
+  return hn::IfThenElse(hn::IsNaN(x), x, out);
+}
+
+// log1p(x) = log(u) - ((u - 1) - x) / u with u = 1 + x rounded: the quotient undoes u's rounding error
+// (Goldberg). Where u is 1 this gives x itself; -1, inf, below -1, nan and -0 as libm.
+template <class D>
+HWY_INLINE Vec<D> log1p(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  const auto one = hn::Set(d, T(1));
+  const auto u = hn::Add(one, x);
+  const auto correction = hn::Div(hn::Sub(hn::Sub(u, one), x), u);
+  auto out = hn::Sub(log(d, u), correction);
+  const auto inf = hn::Set(d, std::numeric_limits<T>::infinity());
+  out = hn::IfThenElse(hn::Eq(x, hn::Set(d, T(-1))), hn::Neg(inf), out);
+  out = hn::IfThenElse(hn::Eq(x, inf), x, out);
+  out = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, out);
   return hn::IfThenElse(hn::IsNaN(x), x, out);
 }
 

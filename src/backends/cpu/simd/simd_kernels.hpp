@@ -76,7 +76,7 @@ void softmax_backward_rows(const double* grad, const double* y, double* dx, std:
 
 // --- element-wise functions (contiguous runs) -------------------------------------------------------
 
-enum class UnaryFunction { exp, log, tanh, sigmoid, sin, cos };
+enum class UnaryFunction { exp, expm1, log, log1p, tanh, sigmoid, sin, cos };
 void unary(UnaryFunction fn, const float* x, float* out, std::int64_t n, Store store);
 void unary(UnaryFunction fn, const double* x, double* out, std::int64_t n, Store store);
 

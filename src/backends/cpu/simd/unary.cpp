@@ -1,4 +1,4 @@
-// Element-wise exp, log, tanh, sigmoid, sin and cos on contiguous runs, for every Highway target (Note
+// Element-wise exp, expm1, log, log1p, tanh, sigmoid, sin and cos on contiguous runs, for every Highway target (Note
 // [SIMD dispatch] in targets.cpp).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd/unary.cpp"
@@ -55,9 +55,17 @@ void apply(UnaryFunction fn, const T* x, T* out, std::int64_t len, Store store) 
       transform(
           d, out, n, store, [&](V v) { return exp(d, v); }, x);
       break;
+    case UnaryFunction::expm1:
+      transform(
+          d, out, n, store, [&](V v) { return expm1(d, v); }, x);
+      break;
     case UnaryFunction::log:
       transform(
           d, out, n, store, [&](V v) { return log(d, v); }, x);
+      break;
+    case UnaryFunction::log1p:
+      transform(
+          d, out, n, store, [&](V v) { return log1p(d, v); }, x);
       break;
     case UnaryFunction::tanh:
       transform(
