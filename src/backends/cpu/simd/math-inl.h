@@ -64,6 +64,32 @@ HWY_INLINE void two_to_the(D d, Vec<D> n, Vec<D>& s1, Vec<D>& s2) {
   s2 = hn::BitCast(d, hn::ShiftLeft<mantissa>(hn::Add(hn::Sub(ni, n1), bias)));
 }
 
+// r = x - n ln 2 in two parts (n * ln2_hi is exact), |r| <= ln 2 / 2 for n = round(x / ln 2).
+template <class D>
+HWY_INLINE Vec<D> reduce_by_ln2(D d, Vec<D> x, Vec<D> n) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
+  constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
+  return hn::NegMulAdd(n, hn::Set(d, ln2_lo), hn::NegMulAdd(n, hn::Set(d, ln2_hi), x));
+}
+
+// e^r - 1 = r + r^2 p(r) for |r| <= ln 2 / 2: float, Cephes' expf polynomial; double, the Taylor series
+// to degree 13 (truncation below 1e-17 relative).
+template <class D>
+HWY_INLINE Vec<D> exp_reduced_minus_one(D d, Vec<D> r) {
+  using T = hn::TFromD<D>;
+  Vec<D> p;
+  if constexpr (sizeof(T) == 4) {
+    p = polynomial(d, r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+                   5.0000001201e-1);
+  } else {
+    p = polynomial(d, r, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
+                   1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5);
+  }
+  return hn::MulAdd(p, hn::Mul(r, r), r);
+}
+
 // exp without its special cases: x is clamped to [-104, 89] (float; [-746, 710] double), so results past
 // the overflow threshold come out as +inf from the scaling and those past underflow as 0 or the smallest
 // subnormal; a nan input gives an unspecified number. For callers that select nan themselves.
@@ -73,23 +99,11 @@ HWY_INLINE Vec<D> exp_unchecked(D d, Vec<D> x) {
   constexpr bool is_float = sizeof(T) == 4;
   constexpr T lo_clamp = is_float ? T(-104) : T(-746), hi_clamp = is_float ? T(89) : T(710);
   constexpr T log2e = T(1.4426950408889634);
-  // ln 2 in two parts: n * ln2_hi is exact.
-  constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
-  constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
   constexpr T round = is_float ? T(12582912.0f) : T(6755399441055744.0);  // 1.5 * 2^mantissa
   const auto xc = hn::Min(hn::Max(x, hn::Set(d, lo_clamp)), hn::Set(d, hi_clamp));
   const auto rnd = hn::Set(d, round);
   const auto n = hn::Sub(hn::MulAdd(xc, hn::Set(d, log2e), rnd), rnd);
-  const auto r = hn::NegMulAdd(n, hn::Set(d, ln2_lo), hn::NegMulAdd(n, hn::Set(d, ln2_hi), xc));
-  Vec<D> p;
-  if constexpr (is_float) {
-    p = polynomial(d, r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
-                   5.0000001201e-1);
-  } else {  // Taylor series to degree 13: truncation below 1e-17 relative on |r| <= ln2 / 2
-    p = polynomial(d, r, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
-                   1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5);
-  }
-  const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, T(1)));
+  const auto y = hn::Add(exp_reduced_minus_one(d, reduce_by_ln2(d, xc, n)), hn::Set(d, T(1)));
   Vec<D> s1, s2;
   two_to_the(d, n, s1, s2);
   return hn::Mul(hn::Mul(y, s1), s2);
@@ -108,22 +122,11 @@ HWY_INLINE Vec<D> exp_nonpositive(D d, Vec<D> x) {
   constexpr int mantissa = is_float ? 23 : 52;
   constexpr T lowest = is_float ? T(-87.33654475) : T(-708.39641853226408);  // ln of the smallest normal
   constexpr T log2e = T(1.4426950408889634);
-  constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
-  constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
   constexpr T magic = is_float ? T(12582912.0f + 127.0f) : T(6755399441055744.0 + 1023.0);
   const auto xc = hn::Max(x, hn::Set(d, lowest));
   const auto t = hn::MulAdd(xc, hn::Set(d, log2e), hn::Set(d, magic));
   const auto n = hn::Sub(t, hn::Set(d, magic));
-  const auto r = hn::NegMulAdd(n, hn::Set(d, ln2_lo), hn::NegMulAdd(n, hn::Set(d, ln2_hi), xc));
-  Vec<D> p;
-  if constexpr (is_float) {
-    p = polynomial(d, r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
-                   5.0000001201e-1);
-  } else {
-    p = polynomial(d, r, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
-                   1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5);
-  }
-  const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, T(1)));
+  const auto y = hn::Add(exp_reduced_minus_one(d, reduce_by_ln2(d, xc, n)), hn::Set(d, T(1)));
   const auto scale = hn::BitCast(d, hn::ShiftLeft<mantissa>(hn::BitCast(di, t)));
   return hn::Mul(y, scale);
 }
@@ -194,22 +197,11 @@ HWY_INLINE Vec<D> expm1(D d, Vec<D> x) {
   constexpr T lo_clamp = is_float ? T(-30) : T(-60), hi_clamp = is_float ? T(89) : T(710);  // -1 below
   constexpr T overflow = is_float ? T(88.72283935546875f) : T(709.782712893383973);
   constexpr T log2e = T(1.4426950408889634);
-  constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
-  constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
   constexpr T round = is_float ? T(12582912.0f) : T(6755399441055744.0);  // 1.5 * 2^mantissa
   const auto xc = hn::Min(hn::Max(x, hn::Set(d, lo_clamp)), hn::Set(d, hi_clamp));
   const auto rnd = hn::Set(d, round);
   const auto n = hn::Sub(hn::MulAdd(xc, hn::Set(d, log2e), rnd), rnd);
-  const auto r = hn::NegMulAdd(n, hn::Set(d, ln2_lo), hn::NegMulAdd(n, hn::Set(d, ln2_hi), xc));
-  Vec<D> p;
-  if constexpr (is_float) {
-    p = polynomial(d, r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
-                   5.0000001201e-1);
-  } else {
-    p = polynomial(d, r, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
-                   1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5);
-  }
-  const auto e = hn::MulAdd(p, hn::Mul(r, r), r);
+  const auto e = exp_reduced_minus_one(d, reduce_by_ln2(d, xc, n));
   Vec<D> s1, s2;
   two_to_the(d, n, s1, s2);
   const auto one = hn::Set(d, T(1));
