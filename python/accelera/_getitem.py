@@ -43,13 +43,18 @@ def _is_scalar_boolean(item) -> bool:
     return isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == np.bool_
 
 
+def has_scalar_booleans(key) -> bool:
+    """Whether the key holds a 0-d boolean index (without reading a device tensor's value)."""
+    return any(_is_scalar_boolean(item) for item in (key if isinstance(key, tuple) else (key,)))
+
+
 def split_scalar_booleans(key, ndim: int):
     """NumPy's 0-d boolean indices (True, False, a 0-d bool array or tensor) each add an axis, of length 1
     for True and 0 for False: the key with None in their place, and the result's axes that must then be
     emptied (None when the key holds no such index)."""
-    items = list(key) if isinstance(key, tuple) else [key]
-    if not any(_is_scalar_boolean(item) for item in items):
+    if not has_scalar_booleans(key):
         return key, None
+    items = list(key) if isinstance(key, tuple) else [key]
     if any(_is_array_index(item) for item in items):
         raise _core.NotSupportedError("a 0-d boolean index together with index arrays is not supported")
     consumed = sum(not (item is None or item is Ellipsis or _is_scalar_boolean(item)) for item in items)

@@ -17,7 +17,7 @@ from . import _core
 from ._core import NotSupportedError, ShapeError, Tensor
 from ._creation import asarray
 from ._elementwise import where
-from ._getitem import assign, is_advanced, split_scalar_booleans
+from ._getitem import assign, has_scalar_booleans, is_advanced
 
 
 def _value_on(tensor: Tensor, value) -> Tensor:
@@ -44,7 +44,7 @@ def _setitem(self: Tensor, key, value) -> None:
     if isinstance(key, Tensor) and key.dtype == "bool" and _is_scalar(value):
         _set_masked(self, key, value)  # one pass, no count read back
         return
-    if split_scalar_booleans(key, self.ndim)[1] is None and is_advanced(key):
+    if not has_scalar_booleans(key) and is_advanced(key):  # a 0-d boolean goes through self[key] below
         assign(self, key, _value_on(self, value))
         return
     view = self[key]  # basic keys only: __getitem__ names what it does not support

@@ -115,8 +115,9 @@ def isin(x1, x2, /, *, invert: bool = False) -> Tensor:
     elif common.name.startswith("complex"):
         found = _in_by_equality(values, pool)
     else:
+        flat = values.reshape((-1,))
         pool = _core.sort(pool, 0, False)
-        at = _core.searchsorted(pool, values.reshape((-1,)), False, None)
-        at = _core.minimum(at, scalar_tensor(pool.shape[0] - 1, "int64", pool.device))
-        found = _core.equal(_core.take(pool, at, None), values.reshape((-1,))).reshape(values.shape)
+        at = _core.minimum(_core.searchsorted(pool, flat, False, None),
+                           scalar_tensor(pool.shape[0] - 1, "int64", pool.device))
+        found = _core.equal(_core.take(pool, at, None), flat).reshape(values.shape)
     return _core.logical_not(found) if invert else found

@@ -8,7 +8,7 @@ import numbers
 
 from . import _core, _elementwise as _ew, _ops
 from ._core import DTypeError, ShapeError, Tensor
-from ._convert import device_or_default
+from ._convert import _INTEGER_BOUNDS, device_or_default
 from ._dtypes import _BY_NAME, dtype as _dtype
 
 
@@ -106,13 +106,10 @@ def _install_operators(t) -> None:
     t.__invert__ = lambda a: _ew.bitwise_invert(a)
 
 
-_INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
 def _index(self: Tensor) -> int:
     """A 0-d integer tensor as a Python index (``range(n)``, ``items[i]``): the array API's __index__. Other
     tensors raise TypeError, after which NumPy indexes with them as arrays."""
-    if self.ndim != 0 or self._dtype not in _INTEGER_DTYPES:
+    if self.ndim != 0 or self._dtype not in _INTEGER_BOUNDS:
         raise DTypeError(f"only a 0-d integer tensor is an index, not a {self._dtype} tensor of shape {self.shape}")
     return int(_numpy(self))
 

@@ -74,6 +74,15 @@ HWY_INLINE Vec<D> reduce_by_ln2(D d, Vec<D> x, Vec<D> n) {
   return hn::NegMulAdd(n, hn::Set(d, ln2_lo), hn::NegMulAdd(n, hn::Set(d, ln2_hi), x));
 }
 
+// n = round(x / ln 2), as a float vector: adding and subtracting 1.5 * 2^mantissa rounds to an integer.
+template <class D>
+HWY_INLINE Vec<D> nearest_ln2_multiple(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr T log2e = T(1.4426950408889634);
+  const auto round = hn::Set(d, sizeof(T) == 4 ? T(12582912.0f) : T(6755399441055744.0));
+  return hn::Sub(hn::MulAdd(x, hn::Set(d, log2e), round), round);
+}
+
 // e^r - 1 = r + r^2 p(r) for |r| <= ln 2 / 2: float, Cephes' expf polynomial; double, the Taylor series
 // to degree 13 (truncation below 1e-17 relative).
 template <class D>
@@ -98,11 +107,8 @@ HWY_INLINE Vec<D> exp_unchecked(D d, Vec<D> x) {
   using T = hn::TFromD<D>;
   constexpr bool is_float = sizeof(T) == 4;
   constexpr T lo_clamp = is_float ? T(-104) : T(-746), hi_clamp = is_float ? T(89) : T(710);
-  constexpr T log2e = T(1.4426950408889634);
-  constexpr T round = is_float ? T(12582912.0f) : T(6755399441055744.0);  // 1.5 * 2^mantissa
   const auto xc = hn::Min(hn::Max(x, hn::Set(d, lo_clamp)), hn::Set(d, hi_clamp));
-  const auto rnd = hn::Set(d, round);
-  const auto n = hn::Sub(hn::MulAdd(xc, hn::Set(d, log2e), rnd), rnd);
+  const auto n = nearest_ln2_multiple(d, xc);
   const auto y = hn::Add(exp_reduced_minus_one(d, reduce_by_ln2(d, xc, n)), hn::Set(d, T(1)));
   Vec<D> s1, s2;
   two_to_the(d, n, s1, s2);
@@ -196,11 +202,8 @@ HWY_INLINE Vec<D> expm1(D d, Vec<D> x) {
   constexpr bool is_float = sizeof(T) == 4;
   constexpr T lo_clamp = is_float ? T(-30) : T(-60), hi_clamp = is_float ? T(89) : T(710);  // -1 below
   constexpr T overflow = is_float ? T(88.72283935546875f) : T(709.782712893383973);
-  constexpr T log2e = T(1.4426950408889634);
-  constexpr T round = is_float ? T(12582912.0f) : T(6755399441055744.0);  // 1.5 * 2^mantissa
   const auto xc = hn::Min(hn::Max(x, hn::Set(d, lo_clamp)), hn::Set(d, hi_clamp));
-  const auto rnd = hn::Set(d, round);
-  const auto n = hn::Sub(hn::MulAdd(xc, hn::Set(d, log2e), rnd), rnd);
+  const auto n = nearest_ln2_multiple(d, xc);
   const auto e = exp_reduced_minus_one(d, reduce_by_ln2(d, xc, n));
   Vec<D> s1, s2;
   two_to_the(d, n, s1, s2);
