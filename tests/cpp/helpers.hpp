@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -96,7 +97,16 @@ inline std::uint16_t bf16_bits_of(double v) {  // v exactly representable as bfl
 
 // ---- element access ---------------------------------------------------------------------------------
 
+// The helpers that read or write elements take host tensors only: a device tensor's data pointer is not
+// host memory (move it with .to(Device::cpu()) first).
+inline void require_host(const Tensor& t) {
+  if (!t.device().is_cpu()) {
+    throw std::invalid_argument("test helper: element access needs a CPU tensor, got one on " + t.device().str());
+  }
+}
+
 inline std::byte* elem_ptr(const Tensor& t, const Index& idx) {
+  require_host(t);
   std::int64_t off = 0;
   for (std::size_t i = 0; i < idx.size(); ++i) off += idx[i] * t.strides()[i];
   return static_cast<std::byte*>(t.data_ptr()) + off * static_cast<std::int64_t>(t.itemsize());
@@ -424,6 +434,7 @@ inline ::testing::AssertionResult matches(const Tensor& got, const Ref& ref, Tol
 inline accelera::Axes axes(std::initializer_list<std::int64_t> a) { return std::vector<std::int64_t>(a); }
 
 inline std::vector<std::byte> storage_bytes(const Tensor& t) {
+  require_host(t);
   const auto* p = static_cast<const std::byte*>(t.storage()->data());
   return {p, p + t.storage()->nbytes()};
 }
