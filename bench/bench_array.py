@@ -1,7 +1,7 @@
 """The array namespace against NumPy, in one run: element-wise functions, reductions, random numbers, and
 an ordinary NumPy program run unchanged on Accelera arrays.
 
-    python bench/bench_array.py [--quick] [--markdown] [--devices cpu,opencl:0] [--only sort|complex|reduce]
+    python bench/bench_array.py [--quick] [--markdown] [--devices cpu,opencl:0] [--only sort|complex|reduce|math]
 
 Rows on "cpu" give NumPy's time / Accelera's (> 1: Accelera is faster), each the best of several runs after
 a warm-up, NumPy and Accelera interleaved. Every row also gives Accelera's throughput (bytes read and
@@ -12,7 +12,9 @@ protocols, against the same function on NumPy arrays. The sort rows (``--only so
 sort, argsort and unique_values of float32 against NumPy's default sort (an AVX-512/AVX2 quicksort, not
 stable) and its stable sort (kind="stable"); Accelera's sort is always stable. ``--only complex`` times
 complex64 functions and products and the Fourier transforms against NumPy. ``--only reduce`` times the
-reductions (sum, min, argmax, std, over everything, rows and columns) and the copy anchor alone.
+reductions (sum, min, argmax, std, over everything, rows and columns) and the copy anchor alone; ``--only
+math`` the trigonometric, hyperbolic and logarithmic functions beyond exp and sin, pow and hypot, in
+float32 and float64 (4 Mi elements).
 """
 
 from __future__ import annotations
@@ -150,17 +152,56 @@ def complex_rows(device: str, repeat: int, quick: bool) -> list[tuple[str, ...]]
     return rows
 
 
+MATH_FUNCTIONS = [  # name, input domain: "any", "unit" (-1, 1), "above one" [1, inf)
+    ("tan", "any"), ("asin", "unit"), ("acos", "unit"), ("atan", "any"), ("sinh", "any"), ("cosh", "any"),
+    ("asinh", "any"), ("acosh", "above one"), ("atanh", "unit"), ("log2", "above one"), ("log10", "above one"),
+    ("atan2", "any"), ("pow", "above one"), ("hypot", "any"),
+]
+
+
+def math_rows(device: str, repeat: int, quick: bool) -> list[tuple[str, ...]]:
+    """Rows of the trigonometric, hyperbolic and logarithmic functions beyond exp and sin, float32 and
+    float64, against NumPy's (np.arcsin for asin and so on): best of interleaved rounds."""
+    rng = np.random.default_rng(3)
+    n = 1 << (20 if quick else 22)
+    rows = []
+    for dtype in ("float32", "float64"):
+        normal = rng.standard_normal(n).astype(dtype)
+        inputs = {"any": normal, "unit": np.tanh(normal), "above one": np.abs(normal) + 1}
+        other = (np.abs(rng.standard_normal(n)) + 0.5).astype(dtype)
+        on_device = {k: acc.asarray(v, device=device) for k, v in inputs.items()}
+        t_other = acc.asarray(other, device=device)
+        copy_time = best_time(lambda: sync(on_device["any"].clone()), 2 * repeat)
+        for name, domain in MATH_FUNCTIONS:
+            x, tx = inputs[domain], on_device[domain]
+            numpy_fn = getattr(np, {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+                                    "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
+                                    "pow": "power"}.get(name, name))
+            acc_fn = getattr(acc, name)
+            binary = name in ("atan2", "pow", "hypot")
+            t_acc = t_np = float("inf")
+            for _ in range(2):  # interleaved rounds
+                t_acc = min(t_acc, best_time(lambda: sync(acc_fn(tx, t_other) if binary else acc_fn(tx)), repeat))
+                if device == "cpu":
+                    t_np = min(t_np, best_time(lambda: numpy_fn(x, other) if binary else numpy_fn(x), repeat))
+            traffic = 3 if binary else 2
+            rows.append((device, f"{name} ({n >> 20} Mi {dtype})", f"{t_acc * 1e3:.2f} ms",
+                         f"{traffic * copy_time / 2 / t_acc:.0%}", f"{t_np / t_acc:.2f}x" if device == "cpu" else "-"))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--devices", default=",".join(d["device"] for d in acc.devices()))
-    parser.add_argument("--only", choices=["sort", "complex", "reduce"], help="run only these rows")
+    parser.add_argument("--only", choices=["sort", "complex", "reduce", "math"], help="run only these rows")
     args = parser.parse_args()
-    if args.only == "complex":
+    separate_rows = {"complex": complex_rows, "math": math_rows}
+    if args.only in separate_rows:
         rows = []
         for device in args.devices.split(","):
-            rows += complex_rows(device, 3 if args.quick else 5, args.quick)
+            rows += separate_rows[args.only](device, 3 if args.quick else 5, args.quick)
         print_rows(rows, args.markdown)
         return
     if args.only == "sort":

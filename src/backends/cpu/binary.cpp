@@ -45,6 +45,8 @@ ACC_CPU_BINARY_SIMD(add)
 ACC_CPU_BINARY_SIMD(subtract)
 ACC_CPU_BINARY_SIMD(multiply)
 ACC_CPU_BINARY_SIMD(divide)
+ACC_CPU_BINARY_SIMD(pow)
+ACC_CPU_BINARY_SIMD(atan2)
 #undef ACC_CPU_BINARY_SIMD
 
 // T: the storage type of a and b; O: the output's (T, or bool for the functions that return bool).

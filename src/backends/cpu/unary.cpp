@@ -48,6 +48,17 @@ ACC_CPU_UNARY_SIMD(tanh)
 ACC_CPU_UNARY_SIMD(sigmoid)
 ACC_CPU_UNARY_SIMD(sin)
 ACC_CPU_UNARY_SIMD(cos)
+ACC_CPU_UNARY_SIMD(tan)
+ACC_CPU_UNARY_SIMD(asin)
+ACC_CPU_UNARY_SIMD(acos)
+ACC_CPU_UNARY_SIMD(atan)
+ACC_CPU_UNARY_SIMD(sinh)
+ACC_CPU_UNARY_SIMD(cosh)
+ACC_CPU_UNARY_SIMD(asinh)
+ACC_CPU_UNARY_SIMD(acosh)
+ACC_CPU_UNARY_SIMD(atanh)
+ACC_CPU_UNARY_SIMD(log2)
+ACC_CPU_UNARY_SIMD(log10)
 #undef ACC_CPU_UNARY_SIMD
 
 // T: the storage type of x; O: the output's (T, or bool for the functions that return bool).

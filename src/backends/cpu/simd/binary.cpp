@@ -1,12 +1,17 @@
-// Element-wise add, subtract, multiply and divide of float runs, for every Highway target (Note [SIMD
-// dispatch] in targets.cpp). Memory-bound: what they gain over a plain loop is streaming stores for large
-// outputs (Note [Streaming stores]).
+// Element-wise add, subtract, multiply, divide, pow and atan2 of float runs, for every Highway target
+// (Note [SIMD dispatch] in targets.cpp). The arithmetic is memory-bound: what it gains over a plain loop is
+// streaming stores for large outputs (Note [Streaming stores]); pow and atan2 compute with a per-vector
+// libm fallback (Note [Vector transcendental functions]).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd/binary.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <cmath>
+
+#include "backends/cpu/simd/lane_functions-inl.h"
 #include "backends/cpu/simd/loops-inl.h"
+#include "backends/cpu/simd/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace accelera::cpu::simd::HWY_NAMESPACE {
@@ -48,6 +53,28 @@ void apply(BinaryFunction fn, const T* a, bool a_scalar, const T* b, bool b_scal
     case BinaryFunction::divide:
       run(d, a, a_scalar, b, b_scalar, out, n, store, [](V x, V y) { return hn::Div(x, y); });
       break;
+    case BinaryFunction::pow:
+      if constexpr (std::is_same_v<T, float>) {
+        using DoubleVec = hn::Vec<LaneTag<double>>;
+        const LaneTag<double> dd;
+        const auto positive_and_finite = [&](DoubleVec x, DoubleVec y) {
+          return hn::And(hn::And(hn::Gt(x, hn::Zero(dd)), hn::IsFinite(x)), hn::IsFinite(y));
+        };
+        binary_in_lanes<double>(
+            a, a_scalar, b, b_scalar, out, n, positive_and_finite,
+            [&](DoubleVec x, DoubleVec y) { return pow_of_positive(dd, x, y); },
+            [](T x, T y) { return std::pow(x, y); });
+      } else {  // exp(y log x) in double would lose |y log x| ulp: libm's
+        for (size_t k = 0; k < n; ++k) out[k] = std::pow(a[a_scalar ? 0 : k], b[b_scalar ? 0 : k]);
+      }
+      break;
+    case BinaryFunction::atan2: {
+      const auto both_finite = [](V y, V x) { return hn::And(hn::IsFinite(y), hn::IsFinite(x)); };
+      binary_in_lanes<T>(
+          a, a_scalar, b, b_scalar, out, n, both_finite, [&](V y, V x) { return atan2_finite(d, y, x); },
+          [](T y, T x) { return std::atan2(y, x); });
+      break;
+    }
   }
   finish_stores(store);
 }

@@ -1,7 +1,9 @@
-// Vectorised exp, expm1, log, log1p, tanh, sigmoid, sin and cos for any Highway target, float and double (no include guard on
-// purpose: foreach_target.h includes this once per target). The polynomials are those of the scalar
-// forms the CPU backend used before (Cephes-style reductions; see the accuracy figures in
-// tests/cpp/test_simd_kernels.cpp): exp within 1.5 ulp, log, tanh and sigmoid within a few ulp; inf,
+// Vectorised math for any Highway target (no include guard on purpose: foreach_target.h includes this once
+// per target): exp, expm1, log, log1p, tanh and sigmoid in float and double lanes; sin, cos, tan, cosh and
+// atan2 in double lanes (Note [Vector transcendental functions]); the inverse trigonometric and
+// hyperbolic functions, sinh, log2 and log10 come from Highway's contrib/math. The polynomials are those of
+// the scalar forms the CPU backend used before (Cephes-style reductions; see the accuracy figures in
+// tests/cpp/test_simd_accuracy.cpp): exp within 1.5 ulp, log, tanh and sigmoid within a few ulp; inf,
 // nan, zero and subnormals follow libm.
 #if defined(ACCELERA_SIMD_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ACCELERA_SIMD_MATH_INL_H_
@@ -10,6 +12,7 @@
 #define ACCELERA_SIMD_MATH_INL_H_
 #endif
 
+#include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
 #include <limits>
@@ -149,8 +152,15 @@ HWY_INLINE Vec<D> exp(D d, Vec<D> x) {
   return hn::IfThenElse(hn::IsNaN(x), x, out);
 }
 
+// x = 2^e m with m in [sqrt(2)/2, sqrt(2)) (subnormals scaled first), and log(m), for x > 0 finite: the
+// shared reduction of log, log2 and log10.
 template <class D>
-HWY_INLINE Vec<D> log(D d, Vec<D> x) {
+struct LogParts {
+  Vec<D> e, log_m;
+};
+
+template <class D>
+HWY_INLINE LogParts<D> log_parts(D d, Vec<D> x) {
   using T = hn::TFromD<D>;
   constexpr bool is_float = sizeof(T) == 4;
   const hn::RebindToSigned<D> di;
@@ -182,7 +192,14 @@ HWY_INLINE Vec<D> log(D d, Vec<D> x) {
                    1.0 / 7.0, 1.0 / 5.0, 1.0 / 3.0);
   }
   const auto two_s = hn::Add(s, s);
-  const auto log_m = hn::MulAdd(hn::Mul(two_s, z), p, two_s);
+  return {e, hn::MulAdd(hn::Mul(two_s, z), p, two_s)};
+}
+
+template <class D>
+HWY_INLINE Vec<D> log(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  const auto [e, log_m] = log_parts(d, x);
   constexpr T ln2_hi = is_float ? T(0.693359375f) : T(6.93147180369123816490e-01);
   constexpr T ln2_lo = is_float ? T(-2.12194440e-4f) : T(1.90821492927058770002e-10);
   auto out = hn::MulAdd(e, hn::Set(d, ln2_hi), hn::MulAdd(e, hn::Set(d, ln2_lo), log_m));
@@ -191,6 +208,28 @@ HWY_INLINE Vec<D> log(D d, Vec<D> x) {
   out = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Set(d, std::numeric_limits<T>::quiet_NaN()), out);
   out = hn::IfThenElse(hn::Eq(x, inf), x, out);
   return hn::IfThenElse(hn::IsNaN(x), x, out);
+}
+
+// log2 and log10 of finite x > 0 (callers route other lanes to libm), from log's reduction: in float
+// within 2.5 and 3.5 ulp (log's 2 and one or two roundings). log2 adds the exponent exactly, so that powers of two give integers; log10 splits log10(2) so
+// that e log10(2) rounds once.
+template <class D>
+HWY_INLINE Vec<D> log2_finite(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  const auto [e, log_m] = log_parts(d, x);
+  return hn::MulAdd(log_m, hn::Set(d, T(1.4426950408889634)), e);
+}
+
+template <class D>
+HWY_INLINE Vec<D> log10_finite(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  // log10(2) = hi + lo, hi with 13 trailing zero bits: e * hi is exact for every exponent.
+  constexpr T log10_2_hi = is_float ? T(0.301025390625f) : T(3.01029995663611771306e-01);
+  constexpr T log10_2_lo = is_float ? T(4.60503898119521e-06f) : T(3.69423907715893078616e-13);
+  const auto [e, log_m] = log_parts(d, x);
+  const auto low = hn::MulAdd(e, hn::Set(d, log10_2_lo), hn::Mul(log_m, hn::Set(d, T(0.43429448190325183))));
+  return hn::MulAdd(e, hn::Set(d, log10_2_hi), low);
 }
 
 // expm1(x) = 2^n (1 + e) - 1 with e = e^r - 1 = r + r^2 p(r) from exp's reduction: s e + (s - 1), s = 2^n
@@ -270,14 +309,14 @@ HWY_INLINE Vec<D> sigmoid(D d, Vec<D> x) {
   return hn::Div(hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one), hn::Add(one, e));
 }
 
-// sin(x) (cosine: cos(x)) of double lanes with |x| <= kSinCosLimit (callers route other lanes, inf and nan
-// to libm). n = round(x 2/pi) and r = x - n pi/2 in three Cody-Waite parts (n * the first is exact for
-// |n| < 2^29), so r in [-pi/4, pi/4] is accurate to a few units of 1e-16 absolute; then Cephes' sin and
-// cos polynomials on r, chosen and signed by the quadrant n mod 4 (one more for cos).
-inline constexpr double kSinCosLimit = 1048576.0;  // 2^20
+// x = n pi/2 + r, with sin(r) and cos(r).
+template <class D>
+struct HalfPiReduction {
+  Vec<D> n, sin_r, cos_r;
+};
 
 template <class D>
-HWY_INLINE Vec<D> sin_cos_reduced(D d, Vec<D> x, bool cosine) {
+HWY_INLINE HalfPiReduction<D> reduce_by_half_pi(D d, Vec<D> x) {
   static_assert(sizeof(hn::TFromD<D>) == 8, "the reduction needs double lanes");
   const auto n = hn::Round(hn::Mul(x, hn::Set(d, 0.63661977236758134308)));  // 2/pi
   auto r = hn::NegMulAdd(n, hn::Set(d, 1.57079625129699707031e+00), x);
@@ -286,19 +325,91 @@ HWY_INLINE Vec<D> sin_cos_reduced(D d, Vec<D> x, bool cosine) {
   const auto z = hn::Mul(r, r);
   const auto sin_p = polynomial(d, z, 1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6,
                                 -1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1);
-  const auto sin_r = hn::MulAdd(hn::Mul(r, z), sin_p, r);
   const auto cos_p = polynomial(d, z, -1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7,
                                 2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2);
-  const auto cos_r = hn::MulAdd(hn::Mul(z, z), cos_p, hn::NegMulAdd(z, hn::Set(d, 0.5), hn::Set(d, 1.0)));
-  // The quadrant q = (n + cosine) mod 4, from floors (no integer lanes): q odd takes cos(r), q >= 2 negates.
-  const auto m = cosine ? hn::Add(n, hn::Set(d, 1.0)) : n;
+  return {n, hn::MulAdd(hn::Mul(r, z), sin_p, r),
+          hn::MulAdd(hn::Mul(z, z), cos_p, hn::NegMulAdd(z, hn::Set(d, 0.5), hn::Set(d, 1.0)))};
+}
+
+// Whether m (an integer in double lanes) is odd, from floors (no integer lanes).
+template <class D>
+HWY_INLINE hn::Mask<D> is_odd(D d, Vec<D> m) {
   const auto half = hn::Floor(hn::Mul(m, hn::Set(d, 0.5)));
-  const auto odd = hn::Ne(hn::Add(half, half), m);
-  const auto negate = hn::Ne(hn::Mul(hn::Floor(hn::Mul(half, hn::Set(d, 0.5))), hn::Set(d, 2.0)), half);
-  const auto value = hn::IfThenElse(odd, cos_r, sin_r);
-  const auto signed_value = hn::IfThenElse(negate, hn::Neg(value), value);
-  // sin(-0) is -0: without an fma, x - n pi/2 of a negative zero comes out +0.
-  return cosine ? signed_value : hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, signed_value);
+  return hn::Ne(hn::Add(half, half), m);
+}
+
+// sin(-0) and tan(-0) are -0: without an fma, x - n pi/2 of a negative zero comes out +0.
+template <class D>
+HWY_INLINE Vec<D> keep_zero(D d, Vec<D> x, Vec<D> value) {
+  return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, value);
+}
+
+// sin(x) (cosine: cos(x)) of double lanes with |x| <= kSinCosLimit (callers route other lanes, inf and nan
+// to libm). n = round(x 2/pi) and r = x - n pi/2 in three Cody-Waite parts (n * the first is exact for
+// |n| < 2^29), so r in [-pi/4, pi/4] is accurate to a few units of 1e-16 absolute; then Cephes' sin and
+// cos polynomials on r, chosen and signed by the quadrant n mod 4 (one more for cos).
+inline constexpr double kSinCosLimit = 1048576.0;  // 2^20
+
+template <class D>
+HWY_INLINE Vec<D> sin_cos_reduced(D d, Vec<D> x, bool cosine) {
+  const HalfPiReduction<D> red = reduce_by_half_pi(d, x);
+  // The quadrant q = (n + cosine) mod 4: q odd takes cos(r), q >= 2 negates.
+  const auto m = cosine ? hn::Add(red.n, hn::Set(d, 1.0)) : red.n;
+  const auto half = hn::Floor(hn::Mul(m, hn::Set(d, 0.5)));
+  const auto value = hn::IfThenElse(is_odd(d, m), red.cos_r, red.sin_r);
+  const auto signed_value = hn::IfThenElse(is_odd(d, half), hn::Neg(value), value);
+  return cosine ? signed_value : keep_zero(d, x, signed_value);
+}
+
+// tan(x) for |x| <= kSinCosLimit, from the same reduction: tan(r) for even n, -cot(r) for odd.
+template <class D>
+HWY_INLINE Vec<D> tan_reduced(D d, Vec<D> x) {
+  const HalfPiReduction<D> red = reduce_by_half_pi(d, x);
+  const auto odd = is_odd(d, red.n);
+  const auto value = hn::Div(hn::IfThenElse(odd, hn::Neg(red.cos_r), red.sin_r), hn::IfThenElse(odd, red.sin_r, red.cos_r));
+  return keep_zero(d, x, value);
+}
+
+// cosh(x) = (e + 1/e) / 2 with e = exp(|x|), for |x| where e is finite (88.7 in float, 709 in double).
+template <class D>
+HWY_INLINE Vec<D> cosh_bounded(D d, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  const auto e = exp(d, hn::Abs(x));
+  const auto half = hn::Set(d, T(0.5));
+  return hn::MulAdd(half, e, hn::Div(half, e));
+}
+
+// pow(x, y) = exp(y log x) of double lanes with x > 0 finite and y finite (callers route the rest, where
+// signs, zeros and infinities decide, to libm): for float operands within 1 ulp, exact cases exact.
+template <class D>
+HWY_INLINE Vec<D> pow_of_positive(D d, Vec<D> x, Vec<D> y) {
+  static_assert(sizeof(hn::TFromD<D>) == 8, "pow needs double lanes");
+  return exp(d, hn::Mul(y, log(d, x)));
+}
+
+// atan2(y, x) of finite lanes: t = atan(min(|x|, |y|) / max(|x|, |y|)) in [0, pi/4], then by octant c + t
+// or c - t with c in {0, pi/2, pi} carried as two parts (the low part below half an ulp of the high, so
+// that +-pi/2 and +-pi come out exact), and y's sign. Both zero: t = 0, which gives the standard's +-0
+// (x = +0) and +-pi (x = -0).
+template <class D>
+HWY_INLINE Vec<D> atan2_finite(D d, Vec<D> y, Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr bool is_float = sizeof(T) == 4;
+  constexpr T half_pi_hi = is_float ? T(1.57079637f) : T(1.5707963267948966);
+  constexpr T half_pi_lo = is_float ? T(-4.37113883e-8f) : T(6.123233995736766e-17);
+  constexpr T pi_hi = is_float ? T(3.14159274f) : T(3.141592653589793);
+  constexpr T pi_lo = is_float ? T(-8.74227766e-8f) : T(1.2246467991473532e-16);
+  const auto ay = hn::Abs(y), ax = hn::Abs(x);
+  const auto hi = hn::Max(ax, ay);
+  const auto ratio = hn::Div(hn::Min(ax, ay), hi);
+  const auto t = hn::Atan(d, hn::IfThenZeroElse(hn::Eq(hi, hn::Zero(d)), ratio));
+  const auto steep = hn::Gt(ay, ax);  // the angle from the y axis: pi/2 -+ t
+  const auto left = hn::Lt(hn::CopySign(hn::Set(d, T(1)), x), hn::Zero(d));  // x < 0 or x = -0: pi - (that)
+  const auto c_hi = hn::IfThenElse(steep, hn::Set(d, half_pi_hi), hn::IfThenElseZero(left, hn::Set(d, pi_hi)));
+  const auto c_lo = hn::IfThenElse(steep, hn::Set(d, half_pi_lo), hn::IfThenElseZero(left, hn::Set(d, pi_lo)));
+  const auto t_left = hn::IfThenElse(left, hn::Neg(t), t);
+  const auto signed_t = hn::IfThenElse(steep, hn::Neg(t_left), t_left);
+  return hn::CopySign(hn::Add(hn::Add(c_hi, signed_t), c_lo), y);
 }
 
 }  // namespace accelera::cpu::simd::HWY_NAMESPACE

@@ -76,12 +76,16 @@ void softmax_backward_rows(const double* grad, const double* y, double* dx, std:
 
 // --- element-wise functions (contiguous runs) -------------------------------------------------------
 
-enum class UnaryFunction { exp, expm1, log, log1p, tanh, sigmoid, sin, cos };
+// sin ... log10, pow and atan2: Note [Vector transcendental functions] (lane_functions-inl.h).
+enum class UnaryFunction {
+  exp, expm1, log, log1p, tanh, sigmoid,
+  sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log2, log10
+};
 void unary(UnaryFunction fn, const float* x, float* out, std::int64_t n, Store store);
 void unary(UnaryFunction fn, const double* x, double* out, std::int64_t n, Store store);
 
 // out[k] = a[k] op b[k] for k < n; an operand flagged scalar is the one value *a or *b for every k.
-enum class BinaryFunction { add, subtract, multiply, divide };
+enum class BinaryFunction { add, subtract, multiply, divide, pow, atan2 };
 void binary(BinaryFunction fn, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, std::int64_t n,
             Store store);
 void binary(BinaryFunction fn, const double* a, bool a_scalar, const double* b, bool b_scalar, double* out,

@@ -1,5 +1,6 @@
-// Element-wise exp, expm1, log, log1p, tanh, sigmoid, sin and cos on contiguous runs, for every Highway target (Note
-// [SIMD dispatch] in targets.cpp).
+// Element-wise exp, expm1, log, log1p, tanh, sigmoid, the trigonometric and hyperbolic functions and their
+// inverses, log2 and log10 on contiguous runs, for every Highway target (Note [SIMD dispatch] in
+// targets.cpp).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd/unary.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "backends/cpu/simd/lane_functions-inl.h"
 #include "backends/cpu/simd/loops-inl.h"
 #include "backends/cpu/simd/math-inl.h"
 
@@ -15,34 +17,100 @@ HWY_BEFORE_NAMESPACE();
 namespace accelera::cpu::simd::HWY_NAMESPACE {
 namespace {
 
-// float sin and cos through double lanes: the reduction by pi/2 in double keeps float results correctly
-// rounded but for rare double roundings, even next to multiples of pi (float's own Cody-Waite reduction
-// loses there). Vectors with a lane beyond kSinCosLimit, inf or nan take libm's sinf or cosf lane by lane.
-void sin_cos_float(bool cosine, const float* x, float* out, size_t n) {
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> df;  // as many float lanes as dd has double lanes
-  const size_t lanes = hn::Lanes(dd);
-  const auto limit = hn::Set(dd, kSinCosLimit);
-  const auto one_vector = [&](const float* in, float* o, size_t count) {
-    hn::Vec<decltype(dd)> v;
-    if constexpr (hn::MaxLanes(df) > 1) {  // a one-lane target has no partial vectors
-      v = count == lanes ? hn::PromoteTo(dd, hn::LoadU(df, in)) : hn::PromoteTo(dd, load_partial(df, in, count));
-    } else {
-      v = hn::PromoteTo(dd, hn::LoadU(df, in));
-    }
-    if (hn::AllTrue(dd, hn::Le(hn::Abs(v), limit))) {
-      const auto y = hn::DemoteTo(df, sin_cos_reduced(dd, v, cosine));
-      if constexpr (hn::MaxLanes(df) > 1) {
-        if (count != lanes) return store_partial(df, y, o, count);
-      }
-      hn::StoreU(y, df, o);
-      return;
-    }
-    for (size_t i = 0; i < count; ++i) o[i] = cosine ? std::cos(in[i]) : std::sin(in[i]);
+// Masks of lanes whose magnitude is at most (below) `limit`, for vectors of either lane type.
+HWY_INLINE auto magnitude_at_most(double limit) {
+  return [limit](auto v) {
+    const hn::DFromV<decltype(v)> d;
+    return hn::Le(hn::Abs(v), hn::Set(d, static_cast<hn::TFromD<decltype(d)>>(limit)));
   };
-  size_t k = 0;
-  for (; k + lanes <= n; k += lanes) one_vector(x + k, out + k, lanes);
-  if (k < n) one_vector(x + k, out + k, n - k);
+}
+HWY_INLINE auto magnitude_below(double limit) {
+  return [limit](auto v) {
+    const hn::DFromV<decltype(v)> d;
+    return hn::Lt(hn::Abs(v), hn::Set(d, static_cast<hn::TFromD<decltype(d)>>(limit)));
+  };
+}
+
+// Note [Vector transcendental functions]: each function in its lanes, with its fast domain.
+template <typename T>
+void in_lanes(UnaryFunction fn, const T* x, T* out, size_t n) {
+  constexpr bool is_float = std::is_same_v<T, float>;
+  // Past these, sinh and cosh overflow T (Highway's float sinh is valid to 88.7228; demoting an
+  // overflowing double saturates on some targets).
+  constexpr double kSinhLimit = is_float ? 88.72 : 709.0, kCoshLimit = is_float ? 88.7 : 709.0;
+  const auto finite = [](auto v) { return hn::IsFinite(v); };
+  const auto positive_finite = [](auto v) { return hn::And(hn::Gt(v, hn::Zero(hn::DFromV<decltype(v)>())), hn::IsFinite(v)); };
+  const auto at_least_one = [](auto v) {
+    const hn::DFromV<decltype(v)> d;
+    return hn::And(hn::Ge(v, hn::Set(d, 1)), hn::IsFinite(v));
+  };
+  const auto tag = [](auto v) { return hn::DFromV<decltype(v)>(); };
+  switch (fn) {
+    case UnaryFunction::sin:
+      return unary_in_lanes<double>(
+          x, out, n, magnitude_at_most(kSinCosLimit), [&](auto v) { return sin_cos_reduced(tag(v), v, false); },
+          [](T v) { return std::sin(v); });
+    case UnaryFunction::cos:
+      return unary_in_lanes<double>(
+          x, out, n, magnitude_at_most(kSinCosLimit), [&](auto v) { return sin_cos_reduced(tag(v), v, true); },
+          [](T v) { return std::cos(v); });
+    case UnaryFunction::tan:
+      return unary_in_lanes<double>(
+          x, out, n, magnitude_at_most(kSinCosLimit), [&](auto v) { return tan_reduced(tag(v), v); },
+          [](T v) { return std::tan(v); });
+    case UnaryFunction::asin:
+      return unary_in_lanes<T>(
+          x, out, n, magnitude_at_most(1.0), [&](auto v) { return hn::Asin(tag(v), v); },
+          [](T v) { return std::asin(v); });
+    case UnaryFunction::acos:
+      return unary_in_lanes<T>(
+          x, out, n, magnitude_at_most(1.0), [&](auto v) { return hn::Acos(tag(v), v); },
+          [](T v) { return std::acos(v); });
+    case UnaryFunction::atan:
+      return unary_in_lanes<T>(
+          x, out, n, finite, [&](auto v) { return hn::Atan(tag(v), v); }, [](T v) { return std::atan(v); });
+    case UnaryFunction::sinh:
+      return unary_in_lanes<T>(
+          x, out, n, magnitude_at_most(kSinhLimit), [&](auto v) { return hn::Sinh(tag(v), v); },
+          [](T v) { return std::sinh(v); });
+    case UnaryFunction::cosh:
+      return unary_in_lanes<T>(
+          x, out, n, magnitude_at_most(kCoshLimit), [&](auto v) { return cosh_bounded(tag(v), v); },
+          [](T v) { return std::cosh(v); });
+    case UnaryFunction::asinh:
+      return unary_in_lanes<T>(
+          x, out, n, finite, [&](auto v) { return hn::Asinh(tag(v), v); }, [](T v) { return std::asinh(v); });
+    case UnaryFunction::acosh:
+      return unary_in_lanes<T>(
+          x, out, n, at_least_one, [&](auto v) { return hn::Acosh(tag(v), v); }, [](T v) { return std::acosh(v); });
+    case UnaryFunction::atanh:
+      return unary_in_lanes<T>(
+          x, out, n, magnitude_below(1.0), [&](auto v) { return hn::Atanh(tag(v), v); },
+          [](T v) { return std::atanh(v); });
+    case UnaryFunction::log2:
+      return unary_in_lanes<T>(
+          x, out, n, positive_finite, [&](auto v) { return log2_finite(tag(v), v); }, [](T v) { return std::log2(v); });
+    case UnaryFunction::log10:
+      return unary_in_lanes<T>(
+          x, out, n, positive_finite, [&](auto v) { return log10_finite(tag(v), v); },
+          [](T v) { return std::log10(v); });
+    default: HWY_ASSERT(false);
+  }
+}
+
+// double sin, cos and tan stay on libm: its reduction stays exact for every argument, and a double result
+// near a pole of tan needs more than three Cody-Waite parts.
+constexpr bool keeps_libm_in_double(UnaryFunction fn) {
+  return fn == UnaryFunction::sin || fn == UnaryFunction::cos || fn == UnaryFunction::tan;
+}
+
+double libm(UnaryFunction fn, double v) {
+  switch (fn) {
+    case UnaryFunction::sin: return std::sin(v);
+    case UnaryFunction::cos: return std::cos(v);
+    case UnaryFunction::tan: return std::tan(v);
+    default: HWY_ASSERT(false);
+  }
 }
 
 template <typename T>
@@ -75,13 +143,14 @@ void apply(UnaryFunction fn, const T* x, T* out, std::int64_t len, Store store) 
       transform(
           d, out, n, store, [&](V v) { return sigmoid(d, v); }, x);
       break;
-    case UnaryFunction::sin:
-    case UnaryFunction::cos:
-      if constexpr (std::is_same_v<T, float>) {
-        sin_cos_float(fn == UnaryFunction::cos, x, out, n);
-      } else {  // double keeps libm's: its reduction stays exact for every argument
-        for (size_t k = 0; k < n; ++k) out[k] = fn == UnaryFunction::cos ? std::cos(x[k]) : std::sin(x[k]);
+    default:
+      if constexpr (std::is_same_v<T, double>) {
+        if (keeps_libm_in_double(fn)) {
+          for (size_t k = 0; k < n; ++k) out[k] = libm(fn, x[k]);
+          break;
+        }
       }
+      in_lanes(fn, x, out, n);
       break;
   }
   finish_stores(store);

@@ -1,0 +1,264 @@
+// The functions of Note [Vector transcendental functions] (lane_functions-inl.h): tan, the inverse
+// trigonometric and hyperbolic functions, sinh, cosh, log2, log10 and atan2, on every Highway target this
+// CPU supports. float results against double libm over a sampled sweep of every exponent (tan within 1 ulp:
+// one rounding of a double result; the others within their bounds in float lanes); double results against
+// long double on random inputs; special values against libm, bit for bit, the sign of zero included.
+#include <bit>
+#include <cmath>
+#include <cstdio>
+
+#include "simd_support.hpp"
+
+namespace acc_test::simd {
+namespace {
+
+using ks::Store;
+using F = ks::UnaryFunction;
+
+struct Function {
+  const char* name;
+  F fn;
+  double (*ref)(double);
+  long double (*ref_long)(long double);
+  // ulp from the exact value: 1 in double lanes (tan); in float lanes Highway's documented bound (which counts
+  // from the correctly rounded result) plus the half ulp of that rounding, or our own (cosh: exp's 1.5 and
+  // two roundings; log2 and log10: log's 2 and one or two roundings).
+  double float_bound;
+};
+
+const Function kFunctions[] = {
+    {"tan", F::tan, [](double x) { return std::tan(x); }, [](long double x) { return std::tan(x); }, 1},
+    {"asin", F::asin, [](double x) { return std::asin(x); }, [](long double x) { return std::asin(x); }, 2.5},
+    {"acos", F::acos, [](double x) { return std::acos(x); }, [](long double x) { return std::acos(x); }, 2.5},
+    {"atan", F::atan, [](double x) { return std::atan(x); }, [](long double x) { return std::atan(x); }, 3.5},
+    {"sinh", F::sinh, [](double x) { return std::sinh(x); }, [](long double x) { return std::sinh(x); }, 4.5},
+    {"cosh", F::cosh, [](double x) { return std::cosh(x); }, [](long double x) { return std::cosh(x); }, 2.5},
+    {"asinh", F::asinh, [](double x) { return std::asinh(x); }, [](long double x) { return std::asinh(x); }, 3.5},
+    {"acosh", F::acosh, [](double x) { return std::acosh(x); }, [](long double x) { return std::acosh(x); }, 3.5},
+    {"atanh", F::atanh, [](double x) { return std::atanh(x); }, [](long double x) { return std::atanh(x); }, 3.5},
+    {"log2", F::log2, [](double x) { return std::log2(x); }, [](long double x) { return std::log2(x); }, 2.5},
+    {"log10", F::log10, [](double x) { return std::log10(x); }, [](long double x) { return std::log10(x); }, 3.5},
+};
+
+// Every 4099th float bit pattern up to `limit`, the positive ones first: vectors of one sign, so that a
+// function defined for one sign is not handed to libm by a lane of the other.
+std::vector<float> sampled_floats(float limit) {
+  std::vector<float> xs;
+  for (std::uint64_t bits = 0; bits <= std::bit_cast<std::uint32_t>(limit); bits += 4099) {
+    xs.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
+  }
+  const std::size_t positive = xs.size();
+  for (std::size_t i = 0; i < positive; ++i) xs.push_back(-xs[i]);
+  return xs;
+}
+
+// Results of both signs of zero, inf and nan where libm gives them, and values beside them in the same
+// vectors.
+template <typename T>
+std::vector<T> special_values() {
+  using L = std::numeric_limits<T>;
+  return {T(0),           -T(0),     T(1),     -T(1),    T(0.5),     L::infinity(), -L::infinity(), L::quiet_NaN(),
+          L::denorm_min(), -L::min(), L::max(), -L::max(), T(710),   T(-89.5), T(1e-30),  T(1.0000001), T(-0.9999999),
+          T(2.5),          T(3e6),    T(-8),    T(1000),   T(0.001), T(-0.25)};
+}
+
+template <typename T>
+bool same_special(T got, T want) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (want == 0 || std::isinf(want)) return got == want && std::signbit(got) == std::signbit(want);
+  return true;  // ordinary values: checked in ulp
+}
+
+TEST(SimdLaneFunctions, FloatFunctionsOverSampledFloats) {
+  // Lanes beyond tan's 2^20, sinh's 88.72 and cosh's 88.7 go to libm, whose float forms are not always
+  // within 1 ulp there: the sweep stops at the vector domain.
+  const std::vector<float> x = sampled_floats(std::numeric_limits<float>::max());
+  const std::vector<float> x_tan = sampled_floats(1048576.0f), x_sinh = sampled_floats(88.72f),
+                           x_cosh = sampled_floats(88.7f);
+  // tan beside the multiples of pi/2 up to 2^20 (the reduction's hard cases).
+  std::vector<float> near_poles;
+  for (std::int64_t k = 1; k < 667000; k += 7) {
+    const float p = static_cast<float>(static_cast<double>(k) * 1.5707963267948966);
+    near_poles.insert(near_poles.end(), {p, std::nextafter(p, 0.0f), std::nextafter(p, 2e6f), -p});
+  }
+  std::vector<float> y(std::max(x.size(), near_poles.size()));
+  for (const Function& f : kFunctions) {
+    for_each_target([&](const std::string& target) {
+      double worst = 0;
+      float at = 0;
+      const auto check = [&](const std::vector<float>& in) {
+        ks::unary(f.fn, in.data(), y.data(), static_cast<std::int64_t>(in.size()), Store::cached);
+        for (std::size_t i = 0; i < in.size(); ++i) {
+          const double want = f.ref(in[i]);
+          const double e = y[i] == static_cast<float>(want) ? 0.0 : ulp_error(y[i], want);
+          if (e > worst) worst = e, at = in[i];
+        }
+      };
+      check(f.fn == F::tan ? x_tan : f.fn == F::sinh ? x_sinh : f.fn == F::cosh ? x_cosh : x);
+      if (f.fn == F::tan) check(near_poles);
+      EXPECT_LE(worst, f.float_bound) << f.name << " on " << target << " at x = " << at;
+      std::printf("  %-6s %-8s worst %.3f ulp at x = %.9g\n", f.name, target.c_str(), worst, at);
+    });
+  }
+}
+
+// The double forms: within 4 ulp (Highway's documented bounds are 2 to 4; cosh is exp's 1.5 plus two
+// roundings; log2 and log10 log's reduction and a product). Small magnitudes and [-2, 2] are drawn apart.
+TEST(SimdLaneFunctions, DoubleFunctionsOnRandomInputs) {
+  struct Case {
+    F fn;
+    double lo, hi, bound;
+  };
+  const Case cases[] = {{F::asin, -1, 1, 3},         {F::acos, -1, 1, 3},      {F::atan, -1e300, 1e300, 3.5},
+                        {F::sinh, -709, 709, 4},       {F::cosh, -709, 709, 3},  {F::asinh, -1e300, 1e300, 4},
+                        {F::acosh, 1, 1e300, 3.5},     {F::atanh, -1, 1, 4},     {F::log2, 0, 1e300, 3},
+                        {F::log10, 0, 1e300, 3}};
+  std::mt19937_64 rng(21);
+  const std::size_t n = 1 << 16;
+  std::vector<double> x(n), y(n);
+  for (const Case& c : cases) {
+    const Function& f = *std::find_if(std::begin(kFunctions), std::end(kFunctions),
+                                      [&](const Function& g) { return g.fn == c.fn; });
+    std::uniform_real_distribution<double> dist(c.lo, c.hi);
+    for (auto& v : x) v = dist(rng);
+    for (std::size_t i = 0; i < 256; ++i) x[i] = std::ldexp(dist(rng) / c.hi, -static_cast<int>(i) * 4);  // small
+    for (std::size_t i = 256; i < 512; ++i) x[i] = std::uniform_real_distribution<double>(-2, 2)(rng);
+    for_each_target([&](const std::string& target) {
+      ks::unary(c.fn, x.data(), y.data(), static_cast<std::int64_t>(n), Store::cached);
+      double worst = 0, at = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double e = ulp_error(y[i], static_cast<double>(f.ref_long(x[i])));
+        if (e > worst) worst = e, at = x[i];
+      }
+      EXPECT_LE(worst, c.bound) << f.name << " on " << target << " at x = " << at;
+    });
+  }
+}
+
+template <typename T>
+void check_unary_special_values() {
+  const std::vector<T> x = special_values<T>();
+  std::vector<T> y(x.size());
+  for (const Function& f : kFunctions) {
+    for_each_target([&](const std::string& target) {
+      ks::unary(f.fn, x.data(), y.data(), static_cast<std::int64_t>(x.size()), Store::cached);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const T want = static_cast<T>(f.ref_long(x[i]));
+        EXPECT_TRUE(same_special(y[i], want)) << f.name << "(" << x[i] << ") = " << y[i] << ", libm " << want;
+        if (std::isfinite(want) && want != 0) EXPECT_LE(ulp_error(y[i], static_cast<double>(f.ref_long(x[i]))), 4.0);
+      }
+      (void)target;
+    });
+  }
+}
+
+// log2 adds the exponent exactly: every power of two, subnormals included, gives its integer.
+template <typename T>
+void check_log2_of_powers_of_two() {
+  constexpr int lowest = std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits;  // -149, -1074
+  std::vector<T> x;
+  for (int e = lowest; e < std::numeric_limits<T>::max_exponent; ++e) x.push_back(std::ldexp(T(1), e));
+  std::vector<T> y(x.size());
+  for_each_target([&](const std::string&) {
+    ks::unary(F::log2, x.data(), y.data(), static_cast<std::int64_t>(x.size()), Store::cached);
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], static_cast<T>(static_cast<int>(i) + lowest));
+  });
+}
+
+TEST(SimdLaneFunctions, Log2OfPowersOfTwoIsExact) {
+  check_log2_of_powers_of_two<float>();
+  check_log2_of_powers_of_two<double>();
+}
+
+TEST(SimdLaneFunctions, SpecialValuesAsLibm) {
+  check_unary_special_values<float>();
+  check_unary_special_values<double>();
+}
+
+// atan2 over every pair of special values (each also beside ordinary pairs), against libm bit for bit
+// where the result is 0, +-pi/2, +-pi, inf or nan; random pairs within Highway's atan bound plus the
+// rounding of c +- t (4 ulp in float, 3 in double); one operand broadcast.
+template <typename T>
+void check_atan2() {
+  const std::vector<T> values = special_values<T>();
+  std::vector<T> a, b;
+  for (T u : values) {
+    for (T v : values) a.push_back(u), b.push_back(v);
+  }
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> dist(-100, 100);
+  for (int i = 0; i < 4096; ++i) {
+    a.push_back(static_cast<T>(dist(rng)));
+    b.push_back(static_cast<T>(std::ldexp(dist(rng), static_cast<int>(i % 64) - 32)));
+  }
+  std::vector<T> out(a.size());
+  const double bound = sizeof(T) == 4 ? 4.0 : 3.0;
+  for_each_target([&](const std::string& target) {
+    ks::binary(ks::BinaryFunction::atan2, a.data(), false, b.data(), false, out.data(),
+               static_cast<std::int64_t>(a.size()), Store::cached);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const long double want = std::atan2(static_cast<long double>(a[i]), static_cast<long double>(b[i]));
+      const T libm = std::atan2(a[i], b[i]);
+      ASSERT_TRUE(same_special(out[i], libm)) << "atan2(" << a[i] << ", " << b[i] << ") = " << out[i] << " on " << target;
+      if (a[i] == 0 || std::isinf(a[i]) || std::isinf(b[i]) || std::isnan(a[i]) || std::isnan(b[i])) {
+        ASSERT_TRUE(out[i] == libm || std::isnan(libm)) << "atan2(" << a[i] << ", " << b[i] << ") = " << out[i];
+      } else {
+        ASSERT_LE(ulp_error(out[i], static_cast<double>(want)), bound) << "atan2(" << a[i] << ", " << b[i] << ")";
+      }
+    }
+    // One operand broadcast: the same values as the paired call.
+    const T y0 = T(-0.75);
+    std::vector<T> broadcast(b.size());
+    ks::binary(ks::BinaryFunction::atan2, &y0, true, b.data(), false, broadcast.data(),
+               static_cast<std::int64_t>(b.size()), Store::cached);
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      const T want = std::atan2(y0, b[i]);
+      ASSERT_TRUE(same_special(broadcast[i], want) && (std::isnan(want) || ulp_error(broadcast[i], double(want)) <= bound + 0.5))
+          << "atan2(" << y0 << ", " << b[i] << ") = " << broadcast[i];
+    }
+  });
+}
+
+// float pow through double lanes: random bases and exponents (results from underflow to overflow) within
+// 1 ulp of double pow, exact cases exact, special pairs as libm; double pow is libm's, bit for bit.
+TEST(SimdLaneFunctions, PowAgainstLibm) {
+  std::vector<float> x, y;
+  const std::vector<float> specials = special_values<float>();
+  for (float u : specials) {
+    for (float v : specials) x.push_back(u), y.push_back(v);
+  }
+  const float exact[][2] = {{2, 3}, {2, -3}, {10, 2}, {3, 4}, {1, 1e30f}, {7, 0}, {0.5f, 10}, {5, 1}, {4, 0.5f}};
+  for (const auto& p : exact) x.push_back(p[0]), y.push_back(p[1]);
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 8192; ++i) {
+    x.push_back(static_cast<float>(std::exp(std::uniform_real_distribution<double>(-20, 20)(rng))));
+    y.push_back(static_cast<float>(std::uniform_real_distribution<double>(-12, 12)(rng)));
+  }
+  std::vector<float> out(x.size());
+  std::vector<double> xd(x.begin(), x.end()), yd(y.begin(), y.end()), outd(x.size());
+  for_each_target([&](const std::string& target) {
+    ks::binary(ks::BinaryFunction::pow, x.data(), false, y.data(), false, out.data(),
+               static_cast<std::int64_t>(x.size()), Store::cached);
+    ks::binary(ks::BinaryFunction::pow, xd.data(), false, yd.data(), false, outd.data(),
+               static_cast<std::int64_t>(x.size()), Store::cached);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double want = std::pow(static_cast<double>(x[i]), static_cast<double>(y[i]));
+      ASSERT_TRUE(same_special(out[i], static_cast<float>(want)) && same_special(out[i], std::pow(x[i], y[i])))
+          << "pow(" << x[i] << ", " << y[i] << ") = " << out[i] << " on " << target;
+      if (std::isfinite(want)) {
+        ASSERT_LE(out[i] == static_cast<float>(want) ? 0.0 : ulp_error(out[i], want), 1.0)
+            << "pow(" << x[i] << ", " << y[i] << ") = " << out[i] << " on " << target;
+      }
+      const double libm = std::pow(xd[i], yd[i]);
+      ASSERT_TRUE(outd[i] == libm || (std::isnan(outd[i]) && std::isnan(libm))) << xd[i] << " " << yd[i];
+    }
+  });
+}
+
+TEST(SimdLaneFunctions, Atan2AgainstLibm) {
+  check_atan2<float>();
+  check_atan2<double>();
+}
+
+}  // namespace
+}  // namespace acc_test::simd
