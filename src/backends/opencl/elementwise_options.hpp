@@ -10,7 +10,8 @@ namespace accelera::opencl {
 inline std::string elementwise_options(const ClDevice& device, DType compute, DType result) {
   const std::string type =
       compute == DType::boolean ? "-DT=uchar -DUT=uchar -DACC_INTEGER -DACC_BOOL" : element_options(device, compute);
-  return type + (result == DType::boolean ? " -DOT=uchar" : " -DOT=T");
+  // ACC_CPU_DEVICE: double costs what float does there (elementwise_math.cl's pow and hypot).
+  return type + (result == DType::boolean ? " -DOT=uchar" : " -DOT=T") + (device.cpu_forms ? " -DACC_CPU_DEVICE" : "");
 }
 
 }  // namespace accelera::opencl
