@@ -1,7 +1,8 @@
 // Vectorised math for any Highway target (no include guard on purpose: foreach_target.h includes this once
-// per target): exp, expm1, log, log1p, tanh and sigmoid in float and double lanes; sin, cos, tan, cosh and
-// atan2 in double lanes (Note [Vector transcendental functions]); the inverse trigonometric and
-// hyperbolic functions, sinh, log2 and log10 come from Highway's contrib/math. The polynomials are those of
+// per target): exp, expm1, log, log1p, tanh and sigmoid in float and double lanes; the pi/2 reduction of
+// sin, cos and tan and pow for double lanes; cosh, log2, log10 and atan2 for either (Note [Vector
+// transcendental functions] in lane_functions-inl.h; the inverse trigonometric and hyperbolic functions
+// and sinh come from Highway's contrib/math). The polynomials of exp, log, tanh and sigmoid are those of
 // the scalar forms the CPU backend used before (Cephes-style reductions; see the accuracy figures in
 // tests/cpp/test_simd_accuracy.cpp): exp within 1.5 ulp, log, tanh and sigmoid within a few ulp; inf,
 // nan, zero and subnormals follow libm.
@@ -211,8 +212,8 @@ HWY_INLINE Vec<D> log(D d, Vec<D> x) {
 }
 
 // log2 and log10 of finite x > 0 (callers route other lanes to libm), from log's reduction: in float
-// within 2.5 and 3.5 ulp (log's 2 and one or two roundings). log2 adds the exponent exactly, so that powers of two give integers; log10 splits log10(2) so
-// that e log10(2) rounds once.
+// within 2.5 and 3.5 ulp (log's 2 and one or two roundings). log2 adds the exponent exactly, so that
+// powers of two give integers; log10 splits log10(2) so that e log10(2) rounds once.
 template <class D>
 HWY_INLINE Vec<D> log2_finite(D d, Vec<D> x) {
   using T = hn::TFromD<D>;

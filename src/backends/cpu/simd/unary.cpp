@@ -32,6 +32,17 @@ HWY_INLINE auto magnitude_below(double limit) {
 }
 
 // Note [Vector transcendental functions]: each function in its lanes, with its fast domain.
+// float sin, cos and tan in double lanes; double ones stay on libm: its reduction stays exact for every
+// argument, and a double result near a pole of tan needs more than three Cody-Waite parts.
+template <typename T, class Fast, class Scalar>
+void sin_cos_tan(const T* x, T* out, size_t n, const Fast& fast, const Scalar& scalar) {
+  if constexpr (std::is_same_v<T, double>) {
+    for (size_t k = 0; k < n; ++k) out[k] = scalar(x[k]);
+  } else {
+    unary_in_lanes<double>(x, out, n, magnitude_at_most(kSinCosLimit), fast, scalar);
+  }
+}
+
 template <typename T>
 void in_lanes(UnaryFunction fn, const T* x, T* out, size_t n) {
   constexpr bool is_float = std::is_same_v<T, float>;
@@ -39,7 +50,9 @@ void in_lanes(UnaryFunction fn, const T* x, T* out, size_t n) {
   // overflowing double saturates on some targets).
   constexpr double kSinhLimit = is_float ? 88.72 : 709.0, kCoshLimit = is_float ? 88.7 : 709.0;
   const auto finite = [](auto v) { return hn::IsFinite(v); };
-  const auto positive_finite = [](auto v) { return hn::And(hn::Gt(v, hn::Zero(hn::DFromV<decltype(v)>())), hn::IsFinite(v)); };
+  const auto positive_finite = [](auto v) {
+    return hn::And(hn::Gt(v, hn::Zero(hn::DFromV<decltype(v)>())), hn::IsFinite(v));
+  };
   const auto at_least_one = [](auto v) {
     const hn::DFromV<decltype(v)> d;
     return hn::And(hn::Ge(v, hn::Set(d, 1)), hn::IsFinite(v));
@@ -47,17 +60,14 @@ void in_lanes(UnaryFunction fn, const T* x, T* out, size_t n) {
   const auto tag = [](auto v) { return hn::DFromV<decltype(v)>(); };
   switch (fn) {
     case UnaryFunction::sin:
-      return unary_in_lanes<double>(
-          x, out, n, magnitude_at_most(kSinCosLimit), [&](auto v) { return sin_cos_reduced(tag(v), v, false); },
-          [](T v) { return std::sin(v); });
+      return sin_cos_tan(
+          x, out, n, [&](auto v) { return sin_cos_reduced(tag(v), v, false); }, [](T v) { return std::sin(v); });
     case UnaryFunction::cos:
-      return unary_in_lanes<double>(
-          x, out, n, magnitude_at_most(kSinCosLimit), [&](auto v) { return sin_cos_reduced(tag(v), v, true); },
-          [](T v) { return std::cos(v); });
+      return sin_cos_tan(
+          x, out, n, [&](auto v) { return sin_cos_reduced(tag(v), v, true); }, [](T v) { return std::cos(v); });
     case UnaryFunction::tan:
-      return unary_in_lanes<double>(
-          x, out, n, magnitude_at_most(kSinCosLimit), [&](auto v) { return tan_reduced(tag(v), v); },
-          [](T v) { return std::tan(v); });
+      return sin_cos_tan(
+          x, out, n, [&](auto v) { return tan_reduced(tag(v), v); }, [](T v) { return std::tan(v); });
     case UnaryFunction::asin:
       return unary_in_lanes<T>(
           x, out, n, magnitude_at_most(1.0), [&](auto v) { return hn::Asin(tag(v), v); },
@@ -98,21 +108,6 @@ void in_lanes(UnaryFunction fn, const T* x, T* out, size_t n) {
   }
 }
 
-// double sin, cos and tan stay on libm: its reduction stays exact for every argument, and a double result
-// near a pole of tan needs more than three Cody-Waite parts.
-constexpr bool keeps_libm_in_double(UnaryFunction fn) {
-  return fn == UnaryFunction::sin || fn == UnaryFunction::cos || fn == UnaryFunction::tan;
-}
-
-double libm(UnaryFunction fn, double v) {
-  switch (fn) {
-    case UnaryFunction::sin: return std::sin(v);
-    case UnaryFunction::cos: return std::cos(v);
-    case UnaryFunction::tan: return std::tan(v);
-    default: HWY_ASSERT(false);
-  }
-}
-
 template <typename T>
 void apply(UnaryFunction fn, const T* x, T* out, std::int64_t len, Store store) {
   const hn::ScalableTag<T> d;
@@ -144,12 +139,6 @@ void apply(UnaryFunction fn, const T* x, T* out, std::int64_t len, Store store) 
           d, out, n, store, [&](V v) { return sigmoid(d, v); }, x);
       break;
     default:
-      if constexpr (std::is_same_v<T, double>) {
-        if (keeps_libm_in_double(fn)) {
-          for (size_t k = 0; k < n; ++k) out[k] = libm(fn, x[k]);
-          break;
-        }
-      }
       in_lanes(fn, x, out, n);
       break;
   }
