@@ -7,6 +7,7 @@
 #include "accelera/linalg.hpp"
 #include "ops/common.hpp"
 #include "ops/linalg_common.hpp"
+#include "ops/linalg_kernels.hpp"
 
 namespace accelera {
 
@@ -84,7 +85,23 @@ Tensor vecdot(const Tensor& a, const Tensor& b, std::int64_t axis) {
   // The standard's vecdot conjugates the first operand (conj is a copy for real dtypes, so skip it there).
   ACC_CHECK(a.dtype() != DType::boolean && b.dtype() != DType::boolean, DTypeError,
             "vecdot: needs numeric tensors, not bool (convert with astype)");
-  const bool complex = is_complex(promote_types(a.dtype(), b.dtype()));
+  const DType common = promote_types(a.dtype(), b.dtype());
+  const auto fused = detail::registered_dtypes(op::vecdot_rows.name, a.device().kind);
+  if (fused && fused->contains(common) && shape[ax] > 0) {
+    ops_detail::check_same_device(a, b, "vecdot");
+    // The vector axis moved last on both operands (views), then one pass over them.
+    std::vector<std::int64_t> order, kept;
+    for (std::int64_t d = 0; d < shape.ndim(); ++d) {
+      if (d != ax) order.push_back(d), kept.push_back(shape[d]);
+    }
+    order.push_back(ax);
+    const Tensor rows_a = ops_detail::cast_to(a, common).broadcast_to(shape).permute(order);
+    const Tensor rows_b = ops_detail::cast_to(b, common).broadcast_to(shape).permute(order);
+    Tensor out = Tensor::empty(Shape(kept), common, a.device());
+    if (out.numel() > 0) kernel_for(op::vecdot_rows, a.device(), common)(rows_a, rows_b, out);
+    return out;
+  }
+  const bool complex = is_complex(common);
   const Tensor products = multiply(complex ? conj(a) : a, b);
   // sum widens small integers and bool to int64; the standard's vecdot keeps the operands' promoted dtype
   // (NumPy's too: integers wrap).

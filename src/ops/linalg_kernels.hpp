@@ -35,4 +35,9 @@ inline constexpr OpSchema<void(const Tensor& work, const Tensor& tau, const Tens
 inline constexpr OpSchema<void(const Tensor& q, const Tensor& tau, const Tensor& info)> householder_product{
     "householder_product"};
 
+// vecdot's dot products: a and b of one shape (batch..., n), any strides (broadcast axes have stride 0), one
+// real floating dtype; out (batch...) contiguous in that dtype; n >= 1. Kernels that accumulate in a wider
+// type than the operands' round once on store. Devices without this kernel multiply and sum.
+inline constexpr OpSchema<void(const Tensor& a, const Tensor& b, const Tensor& out)> vecdot_rows{"vecdot_rows"};
+
 }  // namespace accelera::op

@@ -181,6 +181,40 @@ def test_pinv_rank_norms(device, dtype):
                 close(la.vector_norm(tx, ord=ord, axis=axis, keepdims=keepdims), want, tol(dtype) * 10)
 
 
+VECDOT_CASES = [  # (shape of x1, shape of x2, axis, x1 transposed (its last two axes swapped))
+    ((1,), (1,), -1, False), ((13,), (13,), 0, False), ((5, 16), (5, 16), -1, False),
+    ((3, 17), (17,), -1, False), ((1031, 1), (1031, 1), 0, False), ((64, 1031), (64, 1031), -1, False),
+    ((7, 4099), (1, 4099), 1, False), ((2, 1, 29), (3, 29), -1, False), ((6, 8, 37), (37, 8), 1, True),
+    ((37, 19), (19, 37), 0, True), ((4096, 3), (4096, 3), -1, False), ((40009,), (40009,), 0, False), ((3, 5, 0), (3, 5, 0), -1, False),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", VECDOT_CASES, ids=[f"{a}x{b}@{axis}{'T' if t else ''}" for a, b, axis, t in VECDOT_CASES])
+def test_vecdot_layouts(device, dtype, case):
+    """vecdot over every layout its kernels take apart (short and long vectors, broadcasting, other axes,
+    transposed operands, empty vectors) within a few ulp of each dot product's magnitude in float64."""
+    shape_a, shape_b, axis, transposed = case
+    rng = np.random.default_rng(len(shape_a) * 100 + shape_a[-1])
+    a = rng.standard_normal(shape_a).astype(dtype)
+    b = rng.standard_normal(shape_b).astype(dtype)
+    ta, tb = put(a, device, dtype), put(b, device, dtype)
+    if transposed:
+        a = np.swapaxes(a, -1, -2)
+        ta = ac.matrix_transpose(ta)
+    want = np.sum(a.astype(np.float64) * b.astype(np.float64), axis=axis)
+    magnitude = np.sum(np.abs(a.astype(np.float64) * b.astype(np.float64)), axis=axis)
+    got = ac.vecdot(ta, tb, axis=axis)
+    assert got.dtype == getattr(ac, dtype) and got.shape == want.shape
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=0,
+                               atol=0.0 if want.size == 0 else 4 * np.finfo(dtype).eps * magnitude.max(initial=1.0))
+    # Mixed dtypes promote first; the inputs are left as they were.
+    mixed = ac.vecdot(ta, put(b, device, "float64"), axis=axis)
+    assert mixed.dtype == ac.float64
+    np.testing.assert_array_equal(tb.numpy(), b)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_products_and_views(device, dtype):

@@ -17,68 +17,68 @@ HWY_BEFORE_NAMESPACE();
 namespace accelera::cpu::simd::HWY_NAMESPACE {
 namespace {
 
+using DoubleTag = hn::ScalableTag<double>;
+
+// As many T's from p as a double vector has lanes, widened to double.
 template <typename T>
-double sum_run(const T* x, std::int64_t len) {
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<T, decltype(dd)> d;  // as many T lanes as double lanes: widened one vector at a time
-  const size_t lanes = hn::Lanes(d);
+HWY_INLINE hn::Vec<DoubleTag> load_double(const T* p) {
+  const DoubleTag dd;
+  if constexpr (sizeof(T) == sizeof(double)) {
+    return hn::LoadU(dd, p);
+  } else {
+    return hn::PromoteTo(dd, hn::LoadU(hn::Rebind<T, DoubleTag>(), p));
+  }
+}
+
+// The sum over elements k < len of a run: add(acc, k) adds the terms of elements k.. (one double vector)
+// to acc, term(k) is element k's alone for the last few. Four independent accumulators.
+template <class Add, class Term>
+double accumulate_run(std::int64_t len, Add add, Term term) {
+  const DoubleTag dd;
+  const size_t lanes = hn::Lanes(dd);
   const auto n = static_cast<size_t>(len);
-  const auto wide = [&](const T* p) {
-    if constexpr (sizeof(T) == sizeof(double)) {
-      return hn::LoadU(dd, p);
-    } else {
-      return hn::PromoteTo(dd, hn::LoadU(d, p));
-    }
-  };
   auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
   size_t k = 0;
   for (; k + 4 * lanes <= n; k += 4 * lanes) {
-    s0 = hn::Add(s0, wide(x + k));
-    s1 = hn::Add(s1, wide(x + k + lanes));
-    s2 = hn::Add(s2, wide(x + k + 2 * lanes));
-    s3 = hn::Add(s3, wide(x + k + 3 * lanes));
+    s0 = add(s0, k);
+    s1 = add(s1, k + lanes);
+    s2 = add(s2, k + 2 * lanes);
+    s3 = add(s3, k + 3 * lanes);
   }
-  for (; k + lanes <= n; k += lanes) s0 = hn::Add(s0, wide(x + k));
+  for (; k + lanes <= n; k += lanes) s0 = add(s0, k);
   double total = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
-  for (; k < n; ++k) total += static_cast<double>(x[k]);
+  for (; k < n; ++k) total += term(k);
   return total;
+}
+
+template <typename T>
+double sum_run(const T* x, std::int64_t len) {
+  return accumulate_run(
+      len, [x](auto acc, size_t k) { return hn::Add(acc, load_double(x + k)); },
+      [x](size_t k) { return static_cast<double>(x[k]); });
+}
+
+template <typename T>
+double dot_run(const T* a, const T* b, std::int64_t len) {
+  return accumulate_run(
+      len, [a, b](auto acc, size_t k) { return hn::MulAdd(load_double(a + k), load_double(b + k), acc); },
+      [a, b](size_t k) { return static_cast<double>(a[k]) * static_cast<double>(b[k]); });
 }
 
 // The sum of (x[k] - center)^2, in double.
 template <typename T>
 double squared_deviations_run(const T* x, std::int64_t len, double center) {
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<T, decltype(dd)> d;
-  const size_t lanes = hn::Lanes(d);
-  const auto n = static_cast<size_t>(len);
-  const auto c = hn::Set(dd, center);
-  const auto deviation = [&](const T* p) {
-    if constexpr (sizeof(T) == sizeof(double)) {
-      return hn::Sub(hn::LoadU(dd, p), c);
-    } else {
-      return hn::Sub(hn::PromoteTo(dd, hn::LoadU(d, p)), c);
-    }
-  };
-  auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
-  size_t k = 0;
-  for (; k + 4 * lanes <= n; k += 4 * lanes) {
-    const auto v0 = deviation(x + k), v1 = deviation(x + k + lanes), v2 = deviation(x + k + 2 * lanes),
-               v3 = deviation(x + k + 3 * lanes);
-    s0 = hn::MulAdd(v0, v0, s0);
-    s1 = hn::MulAdd(v1, v1, s1);
-    s2 = hn::MulAdd(v2, v2, s2);
-    s3 = hn::MulAdd(v3, v3, s3);
-  }
-  for (; k + lanes <= n; k += lanes) {
-    const auto v = deviation(x + k);
-    s0 = hn::MulAdd(v, v, s0);
-  }
-  double total = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
-  for (; k < n; ++k) {
-    const double v = static_cast<double>(x[k]) - center;
-    total += v * v;
-  }
-  return total;
+  const auto c = hn::Set(DoubleTag(), center);
+  return accumulate_run(
+      len,
+      [x, c](auto acc, size_t k) {
+        const auto v = hn::Sub(load_double(x + k), c);
+        return hn::MulAdd(v, v, acc);
+      },
+      [x, center](size_t k) {
+        const double v = static_cast<double>(x[k]) - center;
+        return v * v;
+      });
 }
 
 // acc[j] += x[r * stride + j] (kCentered: (x[r * stride + j] - center[j])^2) for r < rows, j < n, in blocks
@@ -224,6 +224,8 @@ void add_rows(const T* x, std::int64_t rows, std::int64_t stride, std::int64_t n
 
 double SumF32(const float* x, std::int64_t n) { return sum_run(x, n); }
 double SumF64(const double* x, std::int64_t n) { return sum_run(x, n); }
+double DotF32(const float* a, const float* b, std::int64_t n) { return dot_run(a, b, n); }
+double DotF64(const double* a, const double* b, std::int64_t n) { return dot_run(a, b, n); }
 double SquaredDeviationsF32(const float* x, std::int64_t n, double c) { return squared_deviations_run(x, n, c); }
 double SquaredDeviationsF64(const double* x, std::int64_t n, double c) { return squared_deviations_run(x, n, c); }
 void AddRowsF32(const float* x, std::int64_t rows, std::int64_t stride, std::int64_t n, const double* center,
@@ -264,6 +266,8 @@ namespace accelera::cpu::simd {
 
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
+HWY_EXPORT(DotF32);
+HWY_EXPORT(DotF64);
 HWY_EXPORT(SquaredDeviationsF32);
 HWY_EXPORT(SquaredDeviationsF64);
 HWY_EXPORT(AddRowsF32);
@@ -299,6 +303,14 @@ double sum(const float* x, std::int64_t n) {
 double sum(const double* x, std::int64_t n) {
   ensure_target_selected();
   return HWY_DYNAMIC_DISPATCH(SumF64)(x, n);
+}
+double dot(const float* a, const float* b, std::int64_t n) {
+  ensure_target_selected();
+  return HWY_DYNAMIC_DISPATCH(DotF32)(a, b, n);
+}
+double dot(const double* a, const double* b, std::int64_t n) {
+  ensure_target_selected();
+  return HWY_DYNAMIC_DISPATCH(DotF64)(a, b, n);
 }
 double sum_squared_deviations(const float* x, std::int64_t n, double center) {
   ensure_target_selected();

@@ -100,6 +100,9 @@ void complex_abs(const double* pairs, double* out, std::int64_t n);
 // Sums accumulate in double. max returns the first nan of the run if there is one, and -inf for n == 0.
 double sum(const float* x, std::int64_t n);
 double sum(const double* x, std::int64_t n);
+// The sum of a[k] * b[k] for k < n, in double (exact products of floats).
+double dot(const float* a, const float* b, std::int64_t n);
+double dot(const double* a, const double* b, std::int64_t n);
 // The sum of (x[k] - center)^2, in double (var's second pass).
 double sum_squared_deviations(const float* x, std::int64_t n, double center);
 double sum_squared_deviations(const double* x, std::int64_t n, double center);
