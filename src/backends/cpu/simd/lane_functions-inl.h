@@ -5,7 +5,8 @@
 // float sin, cos, tan and pow are computed in double lanes: the reduction by pi/2 and the polynomials in double
 // (a few ulp of double) round once to float, so results are correctly rounded but in rare double-rounding
 // cases (within 1 ulp always), even next to multiples of pi/2 where a float reduction cancels, and pow as
-// exp(y log x) keeps the double log's error far below a float ulp for any result in float's range. The other
+// 2^(y log2 x) from tables keeps the double log's error far below a float ulp for any result in float's
+// range (Note [Table-driven pow] in math-inl.h). The other
 // functions run in the input's own lanes, at twice the lanes per vector: float asin, acos, atan, sinh,
 // asinh, acosh and atanh with Highway's algorithms (2 to 4 ulp, what NumPy's own vector forms give), and
 // our cosh, log2, log10 and atan2 (within 2.5 to 4 ulp; log2 adds the exponent exactly, so log2(8) is 3).
