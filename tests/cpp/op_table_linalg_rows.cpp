@@ -1,4 +1,4 @@
-// Rows of the op test table for the factorisations (Note [Op test table] in op_table.hpp; Note
+// Rows of the op test table for the factorisations and vecdot (Note [Op test table] in op_table.hpp; Note
 // [Factorisation kernels] in src/ops/linalg_kernels.hpp). Each row runs the public linalg functions built
 // on its kernel. Inputs are built from known factors (Householder reflections, chosen eigenvalues and
 // singular values, a lower-triangular factor) so that the float64 references are exact: eigenvalues,
@@ -8,7 +8,9 @@
 #include <cmath>
 
 #include "accelera/linalg.hpp"
+#include "accelera/ops.hpp"
 #include "op_table.hpp"
+#include "ops/linalg_kernels.hpp"
 
 namespace acc_test::op_table {
 
@@ -394,11 +396,93 @@ Row qr_row(const char* op) {
           }};
 }
 
+
+// ---- vecdot_rows: vecdot's one-pass dot products, every view, broadcast partners, any axis ----------------
+
+// The float64 dot products of a and b along `axis` (broadcast first), with sum |a_i b_i| as each result's
+// magnitude: the kernel's only rounding error scales with it, not with the (possibly cancelled) result.
+Ref vecdot_ref(const Tensor& a, const Tensor& b, std::int64_t axis) {
+  Shape full;
+  ref_broadcast(a.shape(), b.shape(), full);
+  std::vector<std::int64_t> kept;
+  for (std::int64_t d = 0; d < full.ndim(); ++d) {
+    if (d != axis) kept.push_back(full[d]);
+  }
+  Ref r{Shape(kept), {}, {}};
+  for_each_index(Shape(kept), [&](const Index& out_idx, std::int64_t) {
+    double total = 0, mag = 0;
+    for (std::int64_t k = 0; k < full[axis]; ++k) {
+      Index idx = out_idx;
+      idx.insert(idx.begin() + axis, k);
+      const double p = get(a, broadcast_index(idx, a.shape())) * get(b, broadcast_index(idx, b.shape()));
+      total += p, mag += std::fabs(p);
+    }
+    r.v.push_back(total), r.mag.push_back(mag);
+  });
+  return r;
+}
+
+// The kernel on the views vecdot hands it (both operands broadcast, the vector axis moved last), then the
+// public op, which must agree.
+std::vector<Tensor> run_vecdot(const std::vector<Tensor>& t, const Device& device, std::int64_t axis) {
+  const Shape full = accelera::broadcast_shapes(t[0].shape(), t[1].shape());
+  std::vector<std::int64_t> order, kept;
+  for (std::int64_t d = 0; d < full.ndim(); ++d) {
+    if (d != axis) order.push_back(d), kept.push_back(full[d]);
+  }
+  order.push_back(axis);
+  const Tensor out = Tensor::empty(Shape(kept), t[0].dtype(), device);
+  if (out.numel() > 0) {
+    accelera::kernel_for(accelera::op::vecdot_rows, device, t[0].dtype())(t[0].broadcast_to(full).permute(order),
+                                                                        t[1].broadcast_to(full).permute(order), out);
+  }
+  return {out, accelera::vecdot(t[0], t[1], axis)};
+}
+
+Row vecdot_row() {
+  return {"vecdot_rows", [](DType dt, std::mt19937_64& rng) {
+            std::vector<Case> cases;
+            // (batch..., n): one element, vectors shorter and longer than the vector loop's minimum (16),
+            // primes, many short rows, one vector long enough to be split among threads, and no vectors (last:
+            // the first case must reach the kernel, whose refusal the runner expects where none is registered).
+            const std::vector<Shape> shapes = {Shape{1},     Shape{7},        Shape{3, 15},   Shape{5, 16},
+                                               Shape{2, 17}, Shape{4, 3, 41}, Shape{257, 33}, Shape{1, 70001},
+                                               Shape{0, 5}};
+            for (const Shape& shape : shapes) {
+              const std::int64_t n = shape[shape.ndim() - 1], axis = shape.ndim() - 1;
+              for (View v : kAllViews) {
+                // b: the same shape contiguous, or its vector alone (broadcast over a's batch).
+                const Shape b_shape = v == View::broadcast ? Shape{n} : shape;
+                Input a = make_input(shape, dt, v, rng);
+                Input b = make_input(b_shape, dt, v == View::transposed ? View::negstep : View::contiguous, rng);
+                const Ref ref = vecdot_ref(a.host(), b.host(), axis);
+                cases.push_back({case_label(shape, v), {a, b},
+                                 [axis](const std::vector<Tensor>& t, const Device& device) {
+                                   return run_vecdot(t, device, axis);
+                                 },
+                                 {ref, ref}, accumulated_tol(dt)});
+              }
+            }
+            // Along a leading axis, with a partner broadcast over another axis.
+            for (const std::int64_t axis : {0, 1}) {
+              Input a = make_input(Shape{19, 6, 5}, dt, View::contiguous, rng);
+              Input b = make_input(Shape{19, 6, 1}, dt, View::step2, rng);
+              const Ref ref = vecdot_ref(a.host(), b.host(), axis);
+              cases.push_back({"(19, 6, 5) axis " + std::to_string(axis), {a, b},
+                               [axis](const std::vector<Tensor>& t, const Device& device) {
+                                 return run_vecdot(t, device, axis);
+                               },
+                               {ref, ref}, accumulated_tol(dt)});
+            }
+            return cases;
+          }};
+}
+
 }  // namespace
 
 std::vector<Row> linalg_rows() {
   return {lu_solve_row(), lu_factor_row(), cholesky_row(), eigh_row(), svd_row(), qr_row("qr_factor"),
-          qr_row("householder_product")};
+          qr_row("householder_product"), vecdot_row()};
 }
 
 }  // namespace acc_test::op_table
