@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "accelera/ops.hpp"
 #include "backends/common/sort_keys.hpp"
 #include "backends/cpu/radix_sort.hpp"
 #include "backends/cpu/vector_sort.hpp"
+#include "simd_support.hpp"
 
 namespace {
 
@@ -120,5 +122,25 @@ TEST(VectorSort, Int32SameAsRadixSort) { check_all<DType::i32, std::int32_t>(); 
 TEST(VectorSort, Uint32SameAsRadixSort) { check_all<DType::u32, std::uint32_t>(); }
 TEST(VectorSort, Uint64SameAsRadixSort) { check_all<DType::u64, std::uint64_t>(); }
 TEST(VectorSort, Int64SameAsRadixSort) { check_all<DType::i64, std::int64_t>(); }
+
+// The public argsort on every target the kernels may be restricted to (ACCELERA_CPU_TARGET): vqsort has no
+// 128-bit keys on the scalar target, where 64-bit keys with positions aborted the process.
+TEST(VectorSort, ArgsortOnEveryTarget) {
+  acc_test::simd::for_each_target([](const std::string&) {
+    for (const std::int64_t n : {1000, 200001}) {
+      std::mt19937_64 rng(static_cast<std::uint64_t>(n));
+      accelera::Tensor keys = accelera::Tensor::empty(accelera::Shape{n}, DType::i64);
+      std::vector<std::int64_t> want(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) {
+        keys.data<std::int64_t>()[i] = static_cast<std::int64_t>(rng() % 1000) - 500;  // many ties
+        want[static_cast<std::size_t>(i)] = i;
+      }
+      const std::int64_t* k = keys.data<std::int64_t>();
+      std::stable_sort(want.begin(), want.end(), [k](std::int64_t a, std::int64_t b) { return k[a] < k[b]; });
+      const accelera::Tensor got = accelera::argsort(keys, 0, false, true);
+      ASSERT_TRUE(std::equal(want.begin(), want.end(), got.data<std::int64_t>())) << "n=" << n;
+    }
+  });
+}
 
 }  // namespace

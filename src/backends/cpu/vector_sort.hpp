@@ -17,6 +17,7 @@
 // data, since no two packed keys are equal; a key that fills much of a row unpacked lands in one bucket,
 // which then sorts slower but correctly.
 #include <hwy/contrib/sort/vqsort.h>
+#include <hwy/targets.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -238,13 +239,20 @@ void sort_positions(const U* x, std::int64_t n, U* values, std::int64_t* indices
 
 }  // namespace vector_sort_detail
 
+// Whether vqsort runs a vector target now. On Highway's scalar target it has no 128-bit keys (it asserts,
+// which aborts the process), so where the CPU, or ACCELERA_CPU_TARGET=scalar, leaves only that target,
+// 64-bit keys with positions take the radix sort.
+inline bool vqsort_has_vector_target() {
+  return (hwy::SupportedTargets() & ~static_cast<std::int64_t>(HWY_SCALAR | HWY_EMU128)) != 0;
+}
+
 // Whether vector_sort_row sorts rows of n elements of type U (else the radix sort does).
 template <typename U>
-constexpr bool vector_sort_applies(std::int64_t n, bool positions) {
+bool vector_sort_applies(std::int64_t n, bool positions) {
   if constexpr (sizeof(U) == 4) {
     return !positions || n <= std::numeric_limits<std::uint32_t>::max();  // positions fit the low half
   } else {
-    return sizeof(U) == 8;
+    return sizeof(U) == 8 && (!positions || vqsort_has_vector_target());
   }
 }
 
