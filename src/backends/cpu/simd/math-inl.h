@@ -368,14 +368,27 @@ HWY_INLINE Vec<D> keep_zero(D d, Vec<D> x, Vec<D> value) {
 inline constexpr double kSinCosLimit = 1048576.0;  // 2^20
 
 template <class D>
-HWY_INLINE Vec<D> sin_cos_reduced(D d, Vec<D> x, bool cosine) {
+struct SinCos {
+  Vec<D> sin, cos;
+};
+
+// Both from one reduction (sin(-0) comes out +0 here: sin_cos_reduced keeps the sign).
+template <class D>
+HWY_INLINE SinCos<D> sin_and_cos(D d, Vec<D> x) {
   const HalfPiReduction<D> red = reduce_by_half_pi(d, x);
-  // The quadrant q = (n + cosine) mod 4: q odd takes cos(r), q >= 2 negates.
-  const auto m = cosine ? hn::Add(red.n, hn::Set(d, 1.0)) : red.n;
-  const auto half = hn::Floor(hn::Mul(m, hn::Set(d, 0.5)));
-  const auto value = hn::IfThenElse(is_odd(d, m), red.cos_r, red.sin_r);
-  const auto signed_value = hn::IfThenElse(is_odd(d, half), hn::Neg(value), value);
-  return cosine ? signed_value : keep_zero(d, x, signed_value);
+  // The quadrant q = n mod 4 (n + 1 for the cosine): q odd takes the other polynomial, q >= 2 negates.
+  const auto signed_value = [&](Vec<D> m) {
+    const auto half = hn::Floor(hn::Mul(m, hn::Set(d, 0.5)));
+    const auto value = hn::IfThenElse(is_odd(d, m), red.cos_r, red.sin_r);
+    return hn::IfThenElse(is_odd(d, half), hn::Neg(value), value);
+  };
+  return {signed_value(red.n), signed_value(hn::Add(red.n, hn::Set(d, 1.0)))};
+}
+
+template <class D>
+HWY_INLINE Vec<D> sin_cos_reduced(D d, Vec<D> x, bool cosine) {
+  const SinCos<D> both = sin_and_cos(d, x);
+  return cosine ? both.cos : keep_zero(d, x, both.sin);
 }
 
 // tan(x) for |x| <= kSinCosLimit, for float results: tan(r) = r + r^3 p(r^2) on [-pi/4, pi/4] (a
