@@ -140,24 +140,26 @@ inline ulong draw(uint4 s0, uint4 s1, uint4 s2, uint4 s3, int j, ulong range) {
 // rounds as philox4x32_10), then writes each block's elements; PoCL would run one block per work-item in
 // scalar code.
 inline void philox8(uint8* w0, uint8* w1, uint8* w2, uint8* w3, uint k0, uint k1) {
-  uint8 c0 = *w0, c1 = *w1, c2 = *w2, c3 = *w3;
+  // Each word zero-extended in a 64-bit lane: one 32 x 32 -> 64-bit multiply gives both halves of a
+  // product, and no conversions between rounds (PoCL made mul_hi on uint8 a slow sequence).
+  const ulong8 low32 = (ulong8)(0xFFFFFFFFul);
+  ulong8 c0 = convert_ulong8(*w0), c1 = convert_ulong8(*w1), c2 = convert_ulong8(*w2), c3 = convert_ulong8(*w3);
 #pragma unroll
   for (int round = 0; round < 10; ++round) {
     if (round > 0) {
       k0 += 0x9E3779B9u;
       k1 += 0xBB67AE85u;
     }
-    const uint8 hi0 = mul_hi((uint8)(0xD2511F53u), c0), lo0 = (uint8)(0xD2511F53u) * c0;
-    const uint8 hi1 = mul_hi((uint8)(0xCD9E8D57u), c2), lo1 = (uint8)(0xCD9E8D57u) * c2;
-    c0 = hi1 ^ c1 ^ k0;
-    c1 = lo1;
-    c2 = hi0 ^ c3 ^ k1;
-    c3 = lo0;
+    const ulong8 p0 = (c0 & low32) * (ulong8)(0xD2511F53ul), p1 = (c2 & low32) * (ulong8)(0xCD9E8D57ul);
+    c0 = (p1 >> 32) ^ c1 ^ (ulong8)(k0);
+    c1 = p1 & low32;
+    c2 = (p0 >> 32) ^ c3 ^ (ulong8)(k1);
+    c3 = p0 & low32;
   }
-  *w0 = c0;
-  *w1 = c1;
-  *w2 = c2;
-  *w3 = c3;
+  *w0 = convert_uint8(c0);
+  *w1 = convert_uint8(c1);
+  *w2 = convert_uint8(c2);
+  *w3 = convert_uint8(c3);
 }
 
 // words[set][word][lane]: word `word` of set `set` of block first + lane.
@@ -170,6 +172,81 @@ inline void block_words8(ulong seed, ulong first, uint set, uint words[4][8]) {
   vstore8(w2, 0, words[2]);
   vstore8(w3, 0, words[3]);
 }
+
+#if defined(OUT_F32) || defined(OUT_F64) || defined(OUT_I32) || defined(OUT_I64)
+// Element j of block b0 + lane is v_j[lane]: the 32 elements of eight whole blocks as eight 4-element
+// stores (PoCL turned the element-by-element stores into a scalar loop).
+#if defined(OUT_F32)
+#define OUT_T4 float4
+#define OUT_T8 float8
+#elif defined(OUT_F64)
+#define OUT_T4 double4
+#define OUT_T8 double8
+#elif defined(OUT_I32)
+#define OUT_T4 int4
+#define OUT_T8 int8
+#else
+#define OUT_T4 long4
+#define OUT_T8 long8
+#endif
+inline void store_lanes8(__global OUT_T* p, OUT_T8 v0, OUT_T8 v1, OUT_T8 v2, OUT_T8 v3) {
+  vstore4((OUT_T4)(v0.s0, v1.s0, v2.s0, v3.s0), 0, p);
+  vstore4((OUT_T4)(v0.s1, v1.s1, v2.s1, v3.s1), 1, p);
+  vstore4((OUT_T4)(v0.s2, v1.s2, v2.s2, v3.s2), 2, p);
+  vstore4((OUT_T4)(v0.s3, v1.s3, v2.s3, v3.s3), 3, p);
+  vstore4((OUT_T4)(v0.s4, v1.s4, v2.s4, v3.s4), 4, p);
+  vstore4((OUT_T4)(v0.s5, v1.s5, v2.s5, v3.s5), 5, p);
+  vstore4((OUT_T4)(v0.s6, v1.s6, v2.s6, v3.s6), 6, p);
+  vstore4((OUT_T4)(v0.s7, v1.s7, v2.s7, v3.s7), 7, p);
+}
+#endif
+
+#if defined(INTEGERS)
+// mul_hi of 64-bit lanes from 32 x 32 -> 64-bit products (PoCL's ulong8 mul_hi is a slow sequence).
+inline ulong8 mul_hi8(ulong8 x, ulong r) {
+  const ulong8 low32 = (ulong8)(0xFFFFFFFFul);
+  const ulong8 xl = x & low32, xh = x >> 32, rl = (ulong8)(r & 0xFFFFFFFFul), rh = (ulong8)(r >> 32);
+  const ulong8 ll = xl * rl, lh = xl * rh, hl = xh * rl;
+  const ulong8 mid = (ll >> 32) + (lh & low32) + (hl & low32);
+  return xh * rh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+inline ulong8 word64_8(uint words[SETS][4][8], int high_set, int word) {
+  return (convert_ulong8(vload8(0, words[high_set][word])) << 32) | convert_ulong8(vload8(0, words[high_set + 1][word]));
+}
+
+// int_low + draw(...) of word `word` of the eight blocks, as draw() computes it lane by lane.
+inline OUT_T8 integers8(uint words[SETS][4][8], int word, long int_low, ulong range) {
+  const ulong8 hi = word64_8(words, 0, word);
+#if defined(OUT_I32)
+  const ulong8 drawn = mul_hi8(hi, range);
+#else
+  ulong8 drawn = hi;
+  if (range != 0) {
+    const ulong8 top_lo = hi * range, sum = top_lo + mul_hi8(word64_8(words, 2, word), range);
+    drawn = mul_hi8(hi, range) + select((ulong8)(0ul), (ulong8)(1ul), sum < top_lo);
+  }
+#endif
+#if defined(OUT_I32)
+  return convert_int8(drawn + (ulong8)((ulong)int_low));
+#else
+  return as_long8(drawn + (ulong8)((ulong)int_low));
+#endif
+}
+#endif
+
+#if defined(UNIFORM) && defined(OUT_F32)
+// low + scale u of word `word` of the eight blocks' set 0, as uniform_f32 and the kernels compute it.
+inline float8 uniforms8(uint words[SETS][4][8], int word, float low, float scale) {
+  return (float8)(low) + (float8)(scale) * (convert_float8(vload8(0, words[0][word]) >> 8) * 0x1p-24f);
+}
+#elif defined(UNIFORM) && defined(OUT_F64)
+// The same from 64 bits: the high half from set 0, the low half from set 1.
+inline double8 uniforms8(uint words[SETS][4][8], int word, double low, double scale) {
+  const ulong8 x = (convert_ulong8(vload8(0, words[0][word])) << 32) | convert_ulong8(vload8(0, words[1][word]));
+  return (double8)(low) + (double8)(scale) * (convert_double8(x >> 11) * 0x1p-53);
+}
+#endif
 
 __kernel void random(const long n, __global OUT_T* out, const long out_offset, const ulong seed,
                      const ulong offset, const CT low, const CT scale, const long int_low, const ulong range) {
@@ -198,11 +275,31 @@ __kernel void random(const long n, __global OUT_T* out, const long out_offset, c
     vstore8(r * sin(theta), 0, values[p + 1]);
 #endif
   }
+#if defined(OUT_F32) || defined(OUT_F64)
+  if (4 * (b0 + 8) <= n) {
+    store_lanes8(out + out_offset + 4 * b0, low + scale * vload8(0, values[0]), low + scale * vload8(0, values[1]),
+                 low + scale * vload8(0, values[2]), low + scale * vload8(0, values[3]));
+    return;
+  }
+#endif
   for (int lane = 0; lane < 8; ++lane) {
     const long b = b0 + lane;
     for (int j = 0; j < 4 && 4 * b + j < n; ++j) STORE(out, out_offset + 4 * b + j, low + scale * values[j][lane]);
   }
 #else
+#if defined(UNIFORM) && (defined(OUT_F32) || defined(OUT_F64))
+  if (4 * (b0 + 8) <= n) {  // eight whole blocks
+    store_lanes8(out + out_offset + 4 * b0, uniforms8(words, 0, low, scale), uniforms8(words, 1, low, scale),
+                 uniforms8(words, 2, low, scale), uniforms8(words, 3, low, scale));
+    return;
+  }
+#elif defined(INTEGERS)
+  if (4 * (b0 + 8) <= n) {
+    store_lanes8(out + out_offset + 4 * b0, integers8(words, 0, int_low, range), integers8(words, 1, int_low, range),
+                 integers8(words, 2, int_low, range), integers8(words, 3, int_low, range));
+    return;
+  }
+#endif
   const uint4 zero = (uint4)(0u);
 #pragma unroll
   for (int lane = 0; lane < 8; ++lane) {
