@@ -3,6 +3,7 @@
 // size, the kernel moves bits); otherwise their flat positions (OUT is long).
 #if defined(VALUES)
 #define OUT T
+#define OUT16 VEC(T, 16)
 #define VALUE(i) x[xo + (i)]
 #else
 #define OUT long
@@ -21,7 +22,24 @@ __kernel void compress(const long n, const long chunk, __global const OUT* x, co
   const long begin = c * chunk, end = min(n, begin + chunk);
   const long last = offsets[oo + c + 1];
   long slot = offsets[oo + c];
-  for (long i = begin; i < end && slot < last; ++i) {
+  long i = begin;
+  // Sixteen at a time while their stores stay inside the chunk's slots, from vector loads and with the
+  // advances written out: 1.5x PoCL's code for the loop below alone. (A left-pack by shuffle tables was no
+  // faster under PoCL, and the slots from an in-register prefix slower.)
+  for (; i + 16 <= end && slot + 16 <= last; i += 16) {
+    const uchar16 flags = vload16(0, mask + mo + i);
+#if defined(VALUES)
+    const OUT16 values = vload16(0, x + xo + i);
+#else
+    const long16 values = (long16)(i) + (long16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#endif
+    __global OUT* o = out + outo;
+#define KEEP(k) o[slot] = values.s##k, slot += flags.s##k
+    KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4); KEEP(5); KEEP(6); KEEP(7);
+    KEEP(8); KEEP(9); KEEP(a); KEEP(b); KEEP(c); KEEP(d); KEEP(e); KEEP(f);
+#undef KEEP
+  }
+  for (; i < end && slot < last; ++i) {
     out[outo + slot] = VALUE(i);
     slot += mask[mo + i];
   }
