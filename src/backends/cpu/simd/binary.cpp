@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "backends/cpu/simd/double_pow-inl.h"
 #include "backends/cpu/simd/lane_functions-inl.h"
 #include "backends/cpu/simd/loops-inl.h"
 #include "backends/cpu/simd/math-inl.h"
@@ -64,8 +65,14 @@ void apply(BinaryFunction fn, const T* a, bool a_scalar, const T* b, bool b_scal
             a, a_scalar, b, b_scalar, out, n, positive_and_finite,
             [&](DoubleVec x, DoubleVec y) { return pow_of_positive(dd, x, y); },
             [](T x, T y) { return std::pow(x, y); });
-      } else {  // exp(y log x) in double would lose |y log x| ulp: libm's
+      } else {
+#if HWY_NATIVE_FMA  // Note [Double pow]
+        binary_in_lanes<double>(
+            a, a_scalar, b, b_scalar, out, n, [&](V x, V y) { return in_double_pow_domain(d, x, y); },
+            [&](V x, V y) { return pow_double(d, x, y); }, [](T x, T y) { return std::pow(x, y); });
+#else
         for (size_t k = 0; k < n; ++k) out[k] = std::pow(a[a_scalar ? 0 : k], b[b_scalar ? 0 : k]);
+#endif
       }
       break;
     case BinaryFunction::atan2: {
