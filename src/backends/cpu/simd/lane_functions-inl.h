@@ -10,8 +10,9 @@
 // functions run in the input's own lanes, at twice the lanes per vector: float asin, acos, atan, sinh,
 // asinh, acosh and atanh with Highway's algorithms (2 to 4 ulp, what NumPy's own vector forms give), and
 // our cosh, log2, log10 and atan2 (within 2.5 to 4 ulp; log2 adds the exponent exactly, so log2(8) is 3).
-// double inputs use the same algorithms in double (within 3.5 ulp; sin, cos and tan keep libm's, and pow
-// is Note [Double pow] in double_pow-inl.h on targets with a fused multiply-add, libm's elsewhere). A
+// double inputs use the same algorithms in double (within 3.5 ulp), but for sin, cos, tan and pow:
+// Notes [Double sin, cos and tan] and [Double pow] (double_trig-inl.h, double_pow-inl.h; within 1 ulp) on
+// targets with a fused multiply-add, libm's elsewhere. A
 // vector any of whose lanes leaves the function's fast domain (nan, inf, out of the domain, a magnitude
 // where the algorithm loses accuracy or the result would overflow) is computed lane by lane by libm
 // instead, so every special case is libm's.

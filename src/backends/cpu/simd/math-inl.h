@@ -336,16 +336,34 @@ struct HalfPiReduction {
   Vec<D> n, sin_r, cos_r;
 };
 
+// Cephes' double polynomials on [-pi/4, pi/4], z = r^2: sin r = r + r z sin_tail(z), cos r = 1 - z/2 +
+// z^2 cos_tail(z).
+template <class D>
+HWY_INLINE Vec<D> sin_tail(D d, Vec<D> z) {
+  return polynomial(d, z, 1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6,
+                    -1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1);
+}
+template <class D>
+HWY_INLINE Vec<D> cos_tail(D d, Vec<D> z) {
+  return polynomial(d, z, -1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7,
+                    2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2);
+}
+
+// sin(r) and cos(r) of a remainder r = x - n pi/2 in [-pi/4, pi/4] (a little past it where n was
+// rounded from an inexact x 2/pi).
+template <class D>
+HWY_INLINE HalfPiReduction<D> sin_cos_of_remainder(D d, Vec<D> n, Vec<D> r) {
+  const auto z = hn::Mul(r, r);
+  const auto sin_p = sin_tail(d, z);
+  const auto cos_p = cos_tail(d, z);
+  return {n, hn::MulAdd(hn::Mul(r, z), sin_p, r),
+          hn::MulAdd(hn::Mul(z, z), cos_p, hn::NegMulAdd(z, hn::Set(d, 0.5), hn::Set(d, 1.0)))};
+}
+
 template <class D>
 HWY_INLINE HalfPiReduction<D> reduce_by_half_pi(D d, Vec<D> x) {
   const auto [n, r] = remainder_by_half_pi(d, x);
-  const auto z = hn::Mul(r, r);
-  const auto sin_p = polynomial(d, z, 1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6,
-                                -1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1);
-  const auto cos_p = polynomial(d, z, -1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7,
-                                2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2);
-  return {n, hn::MulAdd(hn::Mul(r, z), sin_p, r),
-          hn::MulAdd(hn::Mul(z, z), cos_p, hn::NegMulAdd(z, hn::Set(d, 0.5), hn::Set(d, 1.0)))};
+  return sin_cos_of_remainder(d, n, r);
 }
 
 // Whether m (an integer in double lanes) is odd, from floors (no integer lanes).
@@ -372,10 +390,9 @@ struct SinCos {
   Vec<D> sin, cos;
 };
 
-// Both from one reduction (sin(-0) comes out +0 here: sin_cos_reduced keeps the sign).
+// sin(x) and cos(x) from a reduction of x (sin(-0) comes out +0 here: sin_cos_reduced keeps the sign).
 template <class D>
-HWY_INLINE SinCos<D> sin_and_cos(D d, Vec<D> x) {
-  const HalfPiReduction<D> red = reduce_by_half_pi(d, x);
+HWY_INLINE SinCos<D> signed_sin_and_cos(D d, const HalfPiReduction<D>& red) {
   // The quadrant q = n mod 4 (n + 1 for the cosine): q odd takes the other polynomial, q >= 2 negates.
   const auto signed_value = [&](Vec<D> m) {
     const auto half = hn::Floor(hn::Mul(m, hn::Set(d, 0.5)));
@@ -383,6 +400,12 @@ HWY_INLINE SinCos<D> sin_and_cos(D d, Vec<D> x) {
     return hn::IfThenElse(is_odd(d, half), hn::Neg(value), value);
   };
   return {signed_value(red.n), signed_value(hn::Add(red.n, hn::Set(d, 1.0)))};
+}
+
+// Both from one reduction.
+template <class D>
+HWY_INLINE SinCos<D> sin_and_cos(D d, Vec<D> x) {
+  return signed_sin_and_cos(d, reduce_by_half_pi(d, x));
 }
 
 template <class D>

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "backends/cpu/simd/double_trig-inl.h"
 #include "backends/cpu/simd/lane_functions-inl.h"
 #include "backends/cpu/simd/loops-inl.h"
 #include "backends/cpu/simd/math-inl.h"
@@ -32,15 +33,34 @@ HWY_INLINE auto magnitude_below(double limit) {
 }
 
 // Note [Vector transcendental functions]: each function in its lanes, with its fast domain.
-// float sin, cos and tan in double lanes; double ones stay on libm: its reduction stays exact for every
-// argument, and a double result near a pole of tan needs more than three Cody-Waite parts.
-template <typename T, class Fast, class Scalar>
-void sin_cos_tan(const T* x, T* out, size_t n, const Fast& fast, const Scalar& scalar) {
+// float sin, cos and tan in double lanes (fast); double ones by Note [Double sin, cos and tan]
+// (fast_double) where the target has a fused multiply-add, else libm.
+template <typename T, class Fast, class FastDouble, class Scalar>
+void sin_cos_tan(const T* x, T* out, size_t n, const Fast& fast, const FastDouble& fast_double, const Scalar& scalar) {
   if constexpr (std::is_same_v<T, double>) {
+#if HWY_NATIVE_FMA
+    const auto domain = [](auto v) { return in_double_trig_domain(hn::DFromV<decltype(v)>(), v); };
+    unary_in_lanes<double>(x, out, n, domain, fast_double, scalar);
+#else
+    (void)fast_double;
     for (size_t k = 0; k < n; ++k) out[k] = scalar(x[k]);
+#endif
   } else {
     unary_in_lanes<double>(x, out, n, magnitude_at_most(kSinCosLimit), fast, scalar);
   }
+}
+
+// Note [Double sin, cos and tan] where the target compiles it (sin_cos_tan calls this only there).
+template <class D>
+HWY_INLINE Vec<D> double_trig(D d, Vec<D> x, UnaryFunction fn) {
+#if HWY_NATIVE_FMA
+  if (fn == UnaryFunction::sin) return sin_double(d, x);
+  if (fn == UnaryFunction::cos) return cos_double(d, x);
+  return tan_double(d, x);
+#else
+  (void)fn;
+  return x;
+#endif
 }
 
 template <typename T>
@@ -61,13 +81,16 @@ void in_lanes(UnaryFunction fn, const T* x, T* out, size_t n) {
   switch (fn) {
     case UnaryFunction::sin:
       return sin_cos_tan(
-          x, out, n, [&](auto v) { return sin_cos_reduced(tag(v), v, false); }, [](T v) { return std::sin(v); });
+          x, out, n, [&](auto v) { return sin_cos_reduced(tag(v), v, false); },
+          [&](auto v) { return double_trig(tag(v), v, UnaryFunction::sin); }, [](T v) { return std::sin(v); });
     case UnaryFunction::cos:
       return sin_cos_tan(
-          x, out, n, [&](auto v) { return sin_cos_reduced(tag(v), v, true); }, [](T v) { return std::cos(v); });
+          x, out, n, [&](auto v) { return sin_cos_reduced(tag(v), v, true); },
+          [&](auto v) { return double_trig(tag(v), v, UnaryFunction::cos); }, [](T v) { return std::cos(v); });
     case UnaryFunction::tan:
       return sin_cos_tan(
-          x, out, n, [&](auto v) { return tan_reduced(tag(v), v); }, [](T v) { return std::tan(v); });
+          x, out, n, [&](auto v) { return tan_reduced(tag(v), v); },
+          [&](auto v) { return double_trig(tag(v), v, UnaryFunction::tan); }, [](T v) { return std::tan(v); });
     case UnaryFunction::asin:
       return unary_in_lanes<T>(
           x, out, n, magnitude_at_most(1.0), [&](auto v) { return hn::Asin(tag(v), v); },
