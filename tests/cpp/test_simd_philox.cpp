@@ -1,11 +1,13 @@
 // The vector Philox (Note [Vector Philox] in backends/cpu/simd/philox.cpp) on every Highway target this CPU
 // supports against the scalar kernels of ops/random_bits.hpp (themselves checked against Random123's known
 // answers in test_random_take.cpp and, through the op table, against an independent Philox): uniforms and
-// integers bit for bit, normals within a few ulp; for every count of blocks around the vector widths,
-// counters that carry into their high word inside a vector, and outputs fenced by guards.
+// integers bit for bit, normals within a few ulp and the same at a counter whatever the draw; for every
+// count of blocks around the vector widths and partial last blocks, counters that carry into their high
+// word inside a vector, and outputs fenced by guards.
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "ops/random_bits.hpp"
 #include "simd_support.hpp"
@@ -50,17 +52,19 @@ T scalar_integer(Counter c, std::size_t k, std::uint64_t base, std::uint64_t ran
   return static_cast<T>(base + rb::bounded_from_128(hi, lo, range));
 }
 
-// Runs draw(out, blocks, counter) for every counter and count of blocks into a fenced output, then
-// check(counter, element k, its value) for each element.
+// Runs draw(out, count, counter) for every counter and count (whole blocks around the vector widths, and
+// a partial last block) into a fenced output, then check(counter, element k, its value) for each element.
 template <typename T, typename Draw, typename Check>
 void for_each_draw(Draw&& draw, Check&& check) {
   for (Counter c : kCounters) {
     for (std::size_t blocks : kBlocks) {
-      SCOPED_TRACE(std::to_string(blocks) + " blocks from block " + std::to_string(c.first_block));
-      Poisoned<T> out(4 * blocks, blocks % 3);
-      draw(out.data(), static_cast<std::int64_t>(blocks), c);
-      ASSERT_TRUE(out.guards_intact());
-      for (std::size_t k = 0; k < 4 * blocks; ++k) ASSERT_NO_FATAL_FAILURE(check(c, k, out[k])) << "element " << k;
+      for (std::size_t count : {4 * blocks, 4 * blocks + 1, 4 * blocks + 3}) {
+        SCOPED_TRACE(std::to_string(count) + " elements from block " + std::to_string(c.first_block));
+        Poisoned<T> out(count, blocks % 3);
+        draw(out.data(), static_cast<std::int64_t>(count), c);
+        ASSERT_TRUE(out.guards_intact());
+        for (std::size_t k = 0; k < count; ++k) ASSERT_NO_FATAL_FAILURE(check(c, k, out[k])) << "element " << k;
+      }
     }
   }
 }
@@ -68,7 +72,7 @@ void for_each_draw(Draw&& draw, Check&& check) {
 template <typename T>
 void check_uniform(T low, T scale) {
   for_each_draw<T>(
-      [&](T* out, std::int64_t blocks, Counter c) { ks::philox_uniform(out, blocks, c.seed, c.first_block, low, scale); },
+      [&](T* out, std::int64_t count, Counter c) { ks::philox_uniform(out, count, c.seed, c.first_block, low, scale); },
       [&](Counter c, std::size_t k, T got) {
         const T want = scalar_uniform(c, k, low, scale);
         ASSERT_TRUE(same_bits(got, want)) << got << ", expected " << want;
@@ -81,7 +85,7 @@ template <typename T>
 void check_normal(T loc, T scale) {
   const double tol = sizeof(T) == 4 ? 1e-6 : 1e-14;
   for_each_draw<T>(
-      [&](T* out, std::int64_t blocks, Counter c) { ks::philox_normal(out, blocks, c.seed, c.first_block, loc, scale); },
+      [&](T* out, std::int64_t count, Counter c) { ks::philox_normal(out, count, c.seed, c.first_block, loc, scale); },
       [&](Counter c, std::size_t k, T got) {
         const std::uint64_t block = c.first_block + k / 4;
         const int j = static_cast<int>(k % 4);
@@ -96,8 +100,8 @@ template <typename T>
 void check_integers(std::uint64_t base, std::uint64_t range) {
   SCOPED_TRACE("range " + std::to_string(range));
   for_each_draw<T>(
-      [&](T* out, std::int64_t blocks, Counter c) {
-        ks::philox_integers(out, blocks, c.seed, c.first_block, base, range);
+      [&](T* out, std::int64_t count, Counter c) {
+        ks::philox_integers(out, count, c.seed, c.first_block, base, range);
       },
       [&](Counter c, std::size_t k, T got) { ASSERT_EQ(got, scalar_integer<T>(c, k, base, range)); });
 }
@@ -117,6 +121,30 @@ TEST(SimdPhilox, NormalsWithinAFewUlpOfTheScalarKernels) {
     check_normal<float>(1.5f, 2.0f);
     check_normal<double>(0.0, 1.0);
     check_normal<double>(-1.5, 0.25);
+  });
+}
+
+// Normals are not the scalar kernels' bits, so each must come from the same code wherever it falls: the
+// element at a given counter is the same whatever the draw's length and the block it starts at (a scalar
+// tail, or the threads' shares, would otherwise decide between the two forms).
+TEST(SimdPhilox, NormalsDependOnlyOnTheirCounter) {
+  for_each_target([](const std::string&) {
+    constexpr std::uint64_t seed = 77, first = 1000;
+    std::vector<float> whole(4 * 301), part(4 * 301);
+    std::vector<double> whole64(4 * 301), part64(4 * 301);
+    ks::philox_normal(whole.data(), 4 * 301, seed, first, 0.0f, 1.0f);
+    ks::philox_normal(whole64.data(), 4 * 301, seed, first, 0.0, 1.0);
+    for (const std::int64_t start : {0, 1, 3, 8, 17, 299}) {  // blocks into the draw
+      for (const std::int64_t count : {std::int64_t{1}, std::int64_t{5}, std::int64_t{31}, std::int64_t{64}, 4 * (301 - start)}) {
+        if (4 * start + count > 4 * 301) continue;
+        ks::philox_normal(part.data(), count, seed, first + start, 0.0f, 1.0f);
+        ks::philox_normal(part64.data(), count, seed, first + start, 0.0, 1.0);
+        for (std::int64_t k = 0; k < count; ++k) {
+          ASSERT_TRUE(same_bits(part[k], whole[4 * start + k])) << "start " << start << " count " << count << " k " << k;
+          ASSERT_TRUE(same_bits(part64[k], whole64[4 * start + k])) << "start " << start << " count " << count << " k " << k;
+        }
+      }
+    }
   });
 }
 

@@ -32,6 +32,22 @@ def test_first_uniforms_are_random123s_known_answer():
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kind", ["standard_normal", "random", "integers"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_draw_is_the_prefix_of_any_longer_draw(device, kind, dtype):
+    # The same seed gives the same first elements whatever the length: short draws (one vector, a partial
+    # block) and long ones (shared among threads) compute each element alike.
+    def draw(n):
+        g = acr.default_rng(31)
+        if kind == "integers":  # int64 for the float64 row, int32 for the float32 one
+            return g.integers(-1000, 10**6, n, dtype="int64" if dtype == "float64" else "int32", device=device).numpy()
+        return getattr(g, kind)(n, dtype=dtype, device=device).numpy()
+    longest = draw(300_001)
+    for n in (1, 3, 10, 37, 4099, 70_001):
+        np.testing.assert_array_equal(draw(n), longest[:n], err_msg=f"{kind} {dtype} n={n}")
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_same_seed_same_sequence_and_successive_draws_differ(device):
     a, b = acr.default_rng(123), acr.default_rng(123)
     first = [a.random(37, device=device).numpy(), a.integers(0, 100, 37, device=device).numpy()]

@@ -1,6 +1,6 @@
 // Philox random tensors on the CPU (Note [Counter-based random numbers] in ops/random.hpp): counter blocks
-// of four elements split among OpenMP threads, a vector lane per block where a vector kernel exists
-// (Note [Vector Philox] in simd/philox.cpp), else one block per iteration.
+// of four elements split among OpenMP threads, a vector lane per block for float32/float64 and the integers
+// (Note [Vector Philox] in simd/philox.cpp), one block per iteration for the half formats.
 #include <omp.h>
 
 #include <cmath>
@@ -37,48 +37,36 @@ void for_each_block(T* out, std::int64_t n, std::uint64_t offset, BlockWords&& w
   }
 }
 
-// The whole blocks of a draw of n through vector_blocks(out, blocks, first block), each thread a share;
-// the last partial block through for_each_block's element function.
-template <typename T, typename VectorBlocks, typename BlockWords, typename Element>
-void draw_vectorised(T* out, std::int64_t n, std::uint64_t offset, VectorBlocks&& vector_blocks, BlockWords&& words,
-                     Element&& element) {
+// A draw of n elements through the vector kernel draw(out, count, first block), its blocks split among the
+// threads (the last share takes the partial block).
+template <typename T, typename VectorDraw>
+void draw_vectorised(T* out, std::int64_t n, std::uint64_t offset, VectorDraw&& draw) {
   simd::ensure_target_selected();  // may throw: before the parallel region
-  const std::int64_t whole = n / 4;
+  const std::int64_t blocks = (n + 3) / 4;
   const auto share = [&](std::int64_t begin, std::int64_t end) {
-    if (begin < end) vector_blocks(out + 4 * begin, end - begin, offset + static_cast<std::uint64_t>(begin));
+    const std::int64_t count = std::min(n, 4 * end) - 4 * begin;
+    if (count > 0) draw(out + 4 * begin, count, offset + static_cast<std::uint64_t>(begin));
   };
   if (n >= backends::kParallelGrain && !omp_in_parallel()) {
 #pragma omp parallel
     {
       const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-      share(whole * t / threads, whole * (t + 1) / threads);
+      share(blocks * t / threads, blocks * (t + 1) / threads);
     }
   } else {
-    share(0, whole);
+    share(0, blocks);
   }
-  if (n > 4 * whole) for_each_block(out + 4 * whole, n - 4 * whole, offset + static_cast<std::uint64_t>(whole), words, element);
 }
-
-struct Sets2 {
-  Words high, low;
-};
-struct Sets4 {
-  Words s0, s1, s2, s3;
-};
 
 void uniform_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset, double low, double scale) {
   const std::int64_t n = out.numel();
   const auto set0 = [seed](std::uint64_t block) { return block_words(seed, block, 0); };
-  const auto sets01 = [seed](std::uint64_t block) {
-    return Sets2{block_words(seed, block, 0), block_words(seed, block, 1)};
-  };
   const float lo = static_cast<float>(low), sc = static_cast<float>(scale);
   switch (out.dtype()) {
     case DType::f32:
-      return draw_vectorised(
-          out.data<float>(), n, offset,
-          [=](float* p, std::int64_t blocks, std::uint64_t first) { simd::philox_uniform(p, blocks, seed, first, lo, sc); },
-          set0, [=](const Words& w, int j) { return lo + sc * uniform_f32(w.w[j]); });
+      return draw_vectorised(out.data<float>(), n, offset, [=](float* p, std::int64_t count, std::uint64_t first) {
+        simd::philox_uniform(p, count, seed, first, lo, sc);
+      });
     case DType::f16:
       return for_each_block(out.data<Half>(), n, offset, set0, [=](const Words& w, int j) {
         return detail::store_element<Half>(lo + sc * uniform_f16(w.w[j]));
@@ -88,12 +76,9 @@ void uniform_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset,
         return detail::store_element<BFloat16>(lo + sc * uniform_bf16(w.w[j]));
       });
     case DType::f64:
-      return draw_vectorised(
-          out.data<double>(), n, offset,
-          [=](double* p, std::int64_t blocks, std::uint64_t first) {
-            simd::philox_uniform(p, blocks, seed, first, low, scale);
-          },
-          sets01, [=](const Sets2& w, int j) { return low + scale * uniform_f64(word64(w.high, w.low, j)); });
+      return draw_vectorised(out.data<double>(), n, offset, [=](double* p, std::int64_t count, std::uint64_t first) {
+        simd::philox_uniform(p, count, seed, first, low, scale);
+      });
     default: ACC_ASSERT(false, "the cpu random_uniform kernel was called for {}", dtype_name(out.dtype()));
   }
 }
@@ -104,10 +89,9 @@ void normal_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset, 
   const float lo = static_cast<float>(loc), sc = static_cast<float>(scale);
   switch (out.dtype()) {
     case DType::f32:
-      return draw_vectorised(
-          out.data<float>(), n, offset,
-          [=](float* p, std::int64_t blocks, std::uint64_t first) { simd::philox_normal(p, blocks, seed, first, lo, sc); },
-          set0, [=](const Words& w, int j) { return lo + sc * normal_f32(w, j); });
+      return draw_vectorised(out.data<float>(), n, offset, [=](float* p, std::int64_t count, std::uint64_t first) {
+        simd::philox_normal(p, count, seed, first, lo, sc);
+      });
     case DType::f16:
       return for_each_block(out.data<Half>(), n, offset, set0, [=](const Words& w, int j) {
         return detail::store_element<Half>(lo + sc * normal_f32(w, j));
@@ -117,13 +101,9 @@ void normal_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset, 
         return detail::store_element<BFloat16>(lo + sc * normal_f32(w, j));
       });
     case DType::f64:
-      return draw_vectorised(
-          out.data<double>(), n, offset,
-          [=](double* p, std::int64_t blocks, std::uint64_t first) {
-            simd::philox_normal(p, blocks, seed, first, loc, scale);
-          },
-          [seed](std::uint64_t block) { return Sets2{block_words(seed, block, 0), block_words(seed, block, 1)}; },
-          [=](const Sets2& w, int j) { return loc + scale * normal_f64(w.high, w.low, j); });
+      return draw_vectorised(out.data<double>(), n, offset, [=](double* p, std::int64_t count, std::uint64_t first) {
+        simd::philox_normal(p, count, seed, first, loc, scale);
+      });
     default: ACC_ASSERT(false, "the cpu random_normal kernel was called for {}", dtype_name(out.dtype()));
   }
 }
@@ -133,29 +113,15 @@ void integers_kernel(const Tensor& out, std::uint64_t seed, std::uint64_t offset
   const std::int64_t n = out.numel();
   const auto base = static_cast<std::uint64_t>(low);
   if (out.dtype() == DType::i32) {
-    return draw_vectorised(
-        out.data<std::int32_t>(), n, offset,
-        [=](std::int32_t* p, std::int64_t blocks, std::uint64_t first) {
-          simd::philox_integers(p, blocks, seed, first, base, range);
-        },
-        [seed](std::uint64_t block) { return Sets2{block_words(seed, block, 0), block_words(seed, block, 1)}; },
-        [=](const Sets2& w, int j) {
-          return static_cast<std::int32_t>(base + bounded_from_64(word64(w.high, w.low, j), range));
-        });
+    return draw_vectorised(out.data<std::int32_t>(), n, offset,
+                           [=](std::int32_t* p, std::int64_t count, std::uint64_t first) {
+                             simd::philox_integers(p, count, seed, first, base, range);
+                           });
   }
   ACC_ASSERT(out.dtype() == DType::i64, "the cpu random_integers kernel was called for {}", dtype_name(out.dtype()));
-  draw_vectorised(
-      out.data<std::int64_t>(), n, offset,
-      [=](std::int64_t* p, std::int64_t blocks, std::uint64_t first) {
-        simd::philox_integers(p, blocks, seed, first, base, range);
-      },
-      [seed](std::uint64_t block) {
-        return Sets4{block_words(seed, block, 0), block_words(seed, block, 1), block_words(seed, block, 2),
-                     block_words(seed, block, 3)};
-      },
-      [=](const Sets4& w, int j) {
-        return static_cast<std::int64_t>(base + bounded_from_128(word64(w.s0, w.s1, j), word64(w.s2, w.s3, j), range));
-      });
+  draw_vectorised(out.data<std::int64_t>(), n, offset, [=](std::int64_t* p, std::int64_t count, std::uint64_t first) {
+    simd::philox_integers(p, count, seed, first, base, range);
+  });
 }
 
 }  // namespace

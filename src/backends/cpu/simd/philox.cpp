@@ -17,6 +17,7 @@
 #include <hwy/highway.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "backends/cpu/simd/loops-inl.h"
 #include "backends/cpu/simd/math-inl.h"
@@ -34,55 +35,51 @@ HWY_BEFORE_NAMESPACE();
 namespace accelera::cpu::simd::HWY_NAMESPACE {
 namespace {
 
-// Blocks one at a time through the scalar Philox: the scalar target, and the blocks after the last whole
-// vector.
-template <typename T>
-void uniform_blocks_scalar(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, T lo, T sc) {
-  for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::uint64_t block = first + static_cast<std::uint64_t>(b);
-    const random_bits::Words high = random_bits::block_words(seed, block, 0);
-    for (int j = 0; j < 4; ++j) {
-      if constexpr (sizeof(T) == 4) {
-        out[4 * b + j] = lo + sc * random_bits::uniform_f32(high.w[j]);
-      } else {
-        const random_bits::Words low = random_bits::block_words(seed, block, 1);
-        out[4 * b + j] = lo + sc * random_bits::uniform_f64(random_bits::word64(high, low, j));
-      }
-    }
+// The scalar target: element k of `count` (from block `first`) is word k % 4 of block first + k / 4, through
+// the scalar kernels.
+template <typename T, class BlockElement>
+void for_each_element_scalar(T* out, std::int64_t count, std::uint64_t first, const BlockElement& element) {
+  for (std::int64_t k = 0; k < count; k += 4) {
+    const std::uint64_t block = first + static_cast<std::uint64_t>(k / 4);
+    for (int j = 0; j < 4 && k + j < count; ++j) out[k + j] = element(block, j);
   }
 }
 
 template <typename T>
-void integer_blocks_scalar(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first,
-                           std::uint64_t base, std::uint64_t range) {
-  for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::uint64_t block = first + static_cast<std::uint64_t>(b);
-    random_bits::Words s[4];
-    for (std::uint32_t set = 0; set < (sizeof(T) == 4 ? 2u : 4u); ++set) {
-      s[set] = random_bits::block_words(seed, block, set);
+void uniform_scalar(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, T lo, T sc) {
+  for_each_element_scalar(out, count, first, [&](std::uint64_t block, int j) {
+    const random_bits::Words high = random_bits::block_words(seed, block, 0);
+    if constexpr (sizeof(T) == 4) {
+      return lo + sc * random_bits::uniform_f32(high.w[j]);
+    } else {
+      const random_bits::Words low = random_bits::block_words(seed, block, 1);
+      return lo + sc * random_bits::uniform_f64(random_bits::word64(high, low, j));
     }
-    for (int j = 0; j < 4; ++j) {
-      const std::uint64_t hi = random_bits::word64(s[0], s[1], j);
-      out[4 * b + j] = static_cast<T>(
-          base + (sizeof(T) == 4 ? random_bits::bounded_from_64(hi, range)
-                                 : random_bits::bounded_from_128(hi, random_bits::word64(s[2], s[3], j), range)));
-    }
-  }
+  });
 }
 
 template <typename T>
-void normal_blocks_scalar(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, T loc, T sc) {
-  for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::uint64_t block = first + static_cast<std::uint64_t>(b);
+void normal_scalar(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, T loc, T sc) {
+  for_each_element_scalar(out, count, first, [&](std::uint64_t block, int j) {
     const random_bits::Words high = random_bits::block_words(seed, block, 0);
-    for (int j = 0; j < 4; ++j) {
-      if constexpr (sizeof(T) == 4) {
-        out[4 * b + j] = loc + sc * random_bits::normal_f32(high, j);
-      } else {
-        out[4 * b + j] = loc + sc * random_bits::normal_f64(high, random_bits::block_words(seed, block, 1), j);
-      }
+    if constexpr (sizeof(T) == 4) {
+      return loc + sc * random_bits::normal_f32(high, j);
+    } else {
+      return loc + sc * random_bits::normal_f64(high, random_bits::block_words(seed, block, 1), j);
     }
-  }
+  });
+}
+
+template <typename T>
+void integers_scalar(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, std::uint64_t base,
+                     std::uint64_t range) {
+  for_each_element_scalar(out, count, first, [&](std::uint64_t block, int j) {
+    const auto set = [&](std::uint32_t k) { return random_bits::block_words(seed, block, k); };
+    const std::uint64_t hi = random_bits::word64(set(0), set(1), j);
+    return static_cast<T>(base + (sizeof(T) == 4 ? random_bits::bounded_from_64(hi, range)
+                                                 : random_bits::bounded_from_128(hi, random_bits::word64(set(2), set(3), j),
+                                                                                 range)));
+  });
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -121,6 +118,23 @@ HWY_INLINE BlockWords philox_blocks(std::uint64_t seed, std::uint64_t first, std
     c2 = next2;
   }
   return {c0, c1, c2, c3};
+}
+
+// Runs write(destination, first block) for each vector of Lanes(DU64) blocks (4 Lanes(DU64) elements)
+// covering `count` elements from block `first`, the last, partial one into a buffer: every element then
+// comes from the same vector code wherever it falls in a draw (a scalar tail would give normals that
+// differ by an ulp with the draw's length or the threads' shares).
+template <typename T, class Write>
+HWY_INLINE void for_each_vector(T* out, std::int64_t count, std::uint64_t first, const Write& write) {
+  const DU64 d;
+  const auto per_vector = static_cast<std::int64_t>(4 * hn::Lanes(d));
+  std::int64_t k = 0;
+  for (; k + per_vector <= count; k += per_vector) write(out + k, first + static_cast<std::uint64_t>(k / 4));
+  if (k < count) {
+    HWY_ALIGN T buffer[4 * hn::MaxLanes(d)];
+    write(buffer, first + static_cast<std::uint64_t>(k / 4));
+    std::memcpy(out + k, buffer, static_cast<std::size_t>(count - k) * sizeof(T));
+  }
 }
 
 // float32: lo + sc * ((w >> 8) 2^-24), each word's lanes as Lanes(DU64) floats.
@@ -168,27 +182,20 @@ HWY_INLINE V64 bounded_from_128(V64 hi, V64 lo, V64 range) {
 }
 
 template <typename T>
-void uniform_blocks(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, T lo, T sc) {
-  const DU64 d;
-  const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-  std::int64_t b = 0;
-  for (; b + lanes <= blocks; b += lanes) {
-    const std::uint64_t block = first + static_cast<std::uint64_t>(b);
+void uniform_draw(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, T lo, T sc) {
+  for_each_vector(out, count, first, [&](T* dst, std::uint64_t block) {
     if constexpr (sizeof(T) == 4) {
       const hn::Rebind<float, DU64> df;
       const BlockWords s = philox_blocks(seed, block, 0);
       hn::StoreInterleaved4(uniform_f32(s.w0, lo, sc), uniform_f32(s.w1, lo, sc), uniform_f32(s.w2, lo, sc),
-                            uniform_f32(s.w3, lo, sc), df, out + 4 * b);
+                            uniform_f32(s.w3, lo, sc), df, dst);
     } else {
       const hn::Rebind<double, DU64> df;
       const BlockWords high = philox_blocks(seed, block, 0), low = philox_blocks(seed, block, 1);
       hn::StoreInterleaved4(uniform_f64(high.w0, low.w0, lo, sc), uniform_f64(high.w1, low.w1, lo, sc),
-                            uniform_f64(high.w2, low.w2, lo, sc), uniform_f64(high.w3, low.w3, lo, sc), df,
-                            out + 4 * b);
+                            uniform_f64(high.w2, low.w2, lo, sc), uniform_f64(high.w3, low.w3, lo, sc), df, dst);
     }
-  }
-  // Fewer blocks than lanes left.
-  uniform_blocks_scalar(out + 4 * b, blocks - b, seed, first + static_cast<std::uint64_t>(b), lo, sc);
+  });
 }
 
 // Box-Muller as random_bits::normal_f32 and normal_f64 compute it, pair (u1, u2) of words (0, 1) and
@@ -213,14 +220,10 @@ HWY_INLINE void box_muller(D d, Vec<D> u1, Vec<D> u2, Vec<D>& cos_out, Vec<D>& s
 }
 
 template <typename T>
-void normal_blocks(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, T loc, T sc) {
-  const DU64 d;
+void normal_draw(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, T loc, T sc) {
   const hn::Rebind<T, DU64> dt;
-  const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
   const auto scaled = [&](Vec<decltype(dt)> z) { return hn::Add(hn::Set(dt, loc), hn::Mul(hn::Set(dt, sc), z)); };
-  std::int64_t b = 0;
-  for (; b + lanes <= blocks; b += lanes) {
-    const std::uint64_t block = first + static_cast<std::uint64_t>(b);
+  for_each_vector(out, count, first, [&](T* dst, std::uint64_t block) {
     Vec<decltype(dt)> u[4];
     if constexpr (sizeof(T) == 4) {
       const BlockWords s = philox_blocks(seed, block, 0);
@@ -234,92 +237,79 @@ void normal_blocks(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_
     Vec<decltype(dt)> z0, z1, z2, z3;
     box_muller(dt, u[0], u[1], z0, z1);
     box_muller(dt, u[2], u[3], z2, z3);
-    hn::StoreInterleaved4(scaled(z0), scaled(z1), scaled(z2), scaled(z3), dt, out + 4 * b);
-  }
-  // Fewer blocks than lanes left.
-  normal_blocks_scalar(out + 4 * b, blocks - b, seed, first + static_cast<std::uint64_t>(b), loc, sc);
+    hn::StoreInterleaved4(scaled(z0), scaled(z1), scaled(z2), scaled(z3), dt, dst);
+  });
 }
 
 template <typename T>
-void integer_blocks(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, std::uint64_t base,
-                    std::uint64_t range) {
+void integers_draw(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, std::uint64_t base,
+                   std::uint64_t range) {
   const DU64 d;
-  const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
   const V64 r = hn::Set(d, range), b0 = hn::Set(d, base);
-  std::int64_t b = 0;
-  for (; b + lanes <= blocks; b += lanes) {
-    const std::uint64_t block = first + static_cast<std::uint64_t>(b);
+  const auto word64 = [](V64 high, V64 low) { return hn::Or(hn::ShiftLeft<32>(high), low); };
+  for_each_vector(out, count, first, [&](T* dst, std::uint64_t block) {
     const BlockWords s0 = philox_blocks(seed, block, 0), s1 = philox_blocks(seed, block, 1);
-    const auto word64 = [](V64 high, V64 low) { return hn::Or(hn::ShiftLeft<32>(high), low); };
-    V64 v0, v1, v2, v3;
     if constexpr (sizeof(T) == 4) {  // floor(x range / 2^64) of 64 bits
-      v0 = hn::Add(b0, mul_high(word64(s0.w0, s1.w0), r));
-      v1 = hn::Add(b0, mul_high(word64(s0.w1, s1.w1), r));
-      v2 = hn::Add(b0, mul_high(word64(s0.w2, s1.w2), r));
-      v3 = hn::Add(b0, mul_high(word64(s0.w3, s1.w3), r));
       const hn::Rebind<std::uint32_t, DU64> d32;
-      hn::StoreInterleaved4(hn::TruncateTo(d32, v0), hn::TruncateTo(d32, v1), hn::TruncateTo(d32, v2),
-                            hn::TruncateTo(d32, v3), d32, reinterpret_cast<std::uint32_t*>(out + 4 * b));
+      const auto draw = [&](V64 high, V64 low) { return hn::TruncateTo(d32, hn::Add(b0, mul_high(word64(high, low), r))); };
+      hn::StoreInterleaved4(draw(s0.w0, s1.w0), draw(s0.w1, s1.w1), draw(s0.w2, s1.w2), draw(s0.w3, s1.w3), d32,
+                            reinterpret_cast<std::uint32_t*>(dst));
     } else {  // floor(x range / 2^128) of 128 bits, range 0 standing for 2^64
       const BlockWords s2 = philox_blocks(seed, block, 2), s3 = philox_blocks(seed, block, 3);
       const auto draw = [&](V64 h0, V64 h1, V64 l0, V64 l1) {
         const V64 hi = word64(h0, h1), lo = word64(l0, l1);
         return hn::Add(b0, range == 0 ? hi : bounded_from_128(hi, lo, r));
       };
-      v0 = draw(s0.w0, s1.w0, s2.w0, s3.w0);
-      v1 = draw(s0.w1, s1.w1, s2.w1, s3.w1);
-      v2 = draw(s0.w2, s1.w2, s2.w2, s3.w2);
-      v3 = draw(s0.w3, s1.w3, s2.w3, s3.w3);
-      hn::StoreInterleaved4(v0, v1, v2, v3, d, reinterpret_cast<std::uint64_t*>(out + 4 * b));
+      hn::StoreInterleaved4(draw(s0.w0, s1.w0, s2.w0, s3.w0), draw(s0.w1, s1.w1, s2.w1, s3.w1),
+                            draw(s0.w2, s1.w2, s2.w2, s3.w2), draw(s0.w3, s1.w3, s2.w3, s3.w3), d,
+                            reinterpret_cast<std::uint64_t*>(dst));
     }
-  }
-  // Fewer blocks than lanes left.
-  integer_blocks_scalar(out + 4 * b, blocks - b, seed, first + static_cast<std::uint64_t>(b), base, range);
+  });
 }
 
 #else  // HWY_SCALAR
 
 template <typename T>
-void normal_blocks(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, T loc, T sc) {
-  normal_blocks_scalar(out, blocks, seed, first, loc, sc);
+void uniform_draw(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, T lo, T sc) {
+  uniform_scalar(out, count, seed, first, lo, sc);
 }
 
 template <typename T>
-void uniform_blocks(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, T lo, T sc) {
-  uniform_blocks_scalar(out, blocks, seed, first, lo, sc);
+void normal_draw(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, T loc, T sc) {
+  normal_scalar(out, count, seed, first, loc, sc);
 }
 
 template <typename T>
-void integer_blocks(T* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, std::uint64_t base,
-                    std::uint64_t range) {
-  integer_blocks_scalar(out, blocks, seed, first, base, range);
+void integers_draw(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, std::uint64_t base,
+                   std::uint64_t range) {
+  integers_scalar(out, count, seed, first, base, range);
 }
 
 #endif
 
 }  // namespace
 
-void PhiloxUniformF32(float* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, float lo, float sc) {
-  uniform_blocks(out, blocks, seed, first, lo, sc);
+void PhiloxUniformF32(float* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, float lo, float sc) {
+  uniform_draw(out, count, seed, first, lo, sc);
 }
-void PhiloxUniformF64(double* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, double lo,
+void PhiloxUniformF64(double* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, double lo,
                       double sc) {
-  uniform_blocks(out, blocks, seed, first, lo, sc);
+  uniform_draw(out, count, seed, first, lo, sc);
 }
-void PhiloxNormalF32(float* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, float loc, float sc) {
-  normal_blocks(out, blocks, seed, first, loc, sc);
+void PhiloxNormalF32(float* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, float loc, float sc) {
+  normal_draw(out, count, seed, first, loc, sc);
 }
-void PhiloxNormalF64(double* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first, double loc,
+void PhiloxNormalF64(double* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, double loc,
                      double sc) {
-  normal_blocks(out, blocks, seed, first, loc, sc);
+  normal_draw(out, count, seed, first, loc, sc);
 }
-void PhiloxIntegersI32(std::int32_t* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first,
+void PhiloxIntegersI32(std::int32_t* out, std::int64_t count, std::uint64_t seed, std::uint64_t first,
                        std::uint64_t base, std::uint64_t range) {
-  integer_blocks(out, blocks, seed, first, base, range);
+  integers_draw(out, count, seed, first, base, range);
 }
-void PhiloxIntegersI64(std::int64_t* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first,
+void PhiloxIntegersI64(std::int64_t* out, std::int64_t count, std::uint64_t seed, std::uint64_t first,
                        std::uint64_t base, std::uint64_t range) {
-  integer_blocks(out, blocks, seed, first, base, range);
+  integers_draw(out, count, seed, first, base, range);
 }
 
 }  // namespace accelera::cpu::simd::HWY_NAMESPACE
@@ -335,35 +325,35 @@ HWY_EXPORT(PhiloxNormalF64);
 HWY_EXPORT(PhiloxIntegersI32);
 HWY_EXPORT(PhiloxIntegersI64);
 
-void philox_uniform(float* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block, float low,
+void philox_uniform(float* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block, float low,
                     float scale) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(PhiloxUniformF32)(out, blocks, seed, first_block, low, scale);
+  HWY_DYNAMIC_DISPATCH(PhiloxUniformF32)(out, count, seed, first_block, low, scale);
 }
-void philox_uniform(double* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block, double low,
+void philox_uniform(double* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block, double low,
                     double scale) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(PhiloxUniformF64)(out, blocks, seed, first_block, low, scale);
+  HWY_DYNAMIC_DISPATCH(PhiloxUniformF64)(out, count, seed, first_block, low, scale);
 }
-void philox_normal(float* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block, float loc,
+void philox_normal(float* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block, float loc,
                    float scale) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(PhiloxNormalF32)(out, blocks, seed, first_block, loc, scale);
+  HWY_DYNAMIC_DISPATCH(PhiloxNormalF32)(out, count, seed, first_block, loc, scale);
 }
-void philox_normal(double* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block, double loc,
+void philox_normal(double* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block, double loc,
                    double scale) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(PhiloxNormalF64)(out, blocks, seed, first_block, loc, scale);
+  HWY_DYNAMIC_DISPATCH(PhiloxNormalF64)(out, count, seed, first_block, loc, scale);
 }
-void philox_integers(std::int32_t* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block,
+void philox_integers(std::int32_t* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block,
                      std::uint64_t base, std::uint64_t range) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(PhiloxIntegersI32)(out, blocks, seed, first_block, base, range);
+  HWY_DYNAMIC_DISPATCH(PhiloxIntegersI32)(out, count, seed, first_block, base, range);
 }
-void philox_integers(std::int64_t* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block,
+void philox_integers(std::int64_t* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block,
                      std::uint64_t base, std::uint64_t range) {
   ensure_target_selected();
-  HWY_DYNAMIC_DISPATCH(PhiloxIntegersI64)(out, blocks, seed, first_block, base, range);
+  HWY_DYNAMIC_DISPATCH(PhiloxIntegersI64)(out, count, seed, first_block, base, range);
 }
 
 }  // namespace accelera::cpu::simd

@@ -134,24 +134,25 @@ std::int64_t first_index(const float* x, std::int64_t n, float value);
 std::int64_t first_index(const double* x, std::int64_t n, double value);
 
 // --- Philox random draws (Note [Vector Philox] in philox.cpp) ---------------------------------------
-// The 4 * blocks elements of counter blocks first_block, first_block + 1, ... of a draw with `seed`, as
-// Note [Counter-based random numbers] (ops/random.hpp) defines them: uniforms and integers bit for bit the
-// scalar kernels'.
+// The first `count` elements of a draw with `seed` that starts at counter block first_block (element k is
+// word k % 4 of block first_block + k / 4), as Note [Counter-based random numbers] (ops/random.hpp)
+// defines them: uniforms and integers bit for bit the scalar kernels', and every element the same
+// whatever the count or where a call starts (whole blocks), on a given target.
 
 // out = low + scale * uniform [0, 1).
-void philox_uniform(float* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block, float low,
+void philox_uniform(float* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block, float low,
                     float scale);
-void philox_uniform(double* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block, double low,
+void philox_uniform(double* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block, double low,
                     double scale);
 // out = loc + scale * standard normal (Box-Muller in vectors: within a few ulp of the scalar kernels').
-void philox_normal(float* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block, float loc,
+void philox_normal(float* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block, float loc,
                    float scale);
-void philox_normal(double* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block, double loc,
+void philox_normal(double* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block, double loc,
                    double scale);
 // out = base + an integer in [0, range) (wrapping; range 0 stands for 2^64 with int64 out).
-void philox_integers(std::int32_t* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block,
+void philox_integers(std::int32_t* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block,
                      std::uint64_t base, std::uint64_t range);
-void philox_integers(std::int64_t* out, std::int64_t blocks, std::uint64_t seed, std::uint64_t first_block,
+void philox_integers(std::int64_t* out, std::int64_t count, std::uint64_t seed, std::uint64_t first_block,
                      std::uint64_t base, std::uint64_t range);
 
 // --- attention tiles (kernels/attention_tiles.hpp) --------------------------------------------------
