@@ -27,7 +27,8 @@ __kernel void compress(const long n, const long chunk, __global const OUT* x, co
   // advances written out: 1.5x PoCL's code for the loop below alone. (A left-pack by shuffle tables was no
   // faster under PoCL, and the slots from an in-register prefix slower.)
   for (; i + 16 <= end && slot + 16 <= last; i += 16) {
-    const uchar16 flags = vload16(0, mask + mo + i);
+    // Each advance at most 1 even for a bool byte other than 0 or 1, so the stores stay in the chunk.
+    const uchar16 flags = min(vload16(0, mask + mo + i), (uchar16)(1));
 #if defined(VALUES)
     const OUT16 values = vload16(0, x + xo + i);
 #else

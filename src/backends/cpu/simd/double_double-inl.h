@@ -21,7 +21,8 @@ struct Double2 {
   Vec<D> hi, lo;
 };
 
-// The rounding error of a * b: a * b == hi + exact_product_low(a, b, hi) exactly (no overflow).
+// The rounding error of a * b: a * b == hi + exact_product_low(a, b, hi) exactly (barring overflow and
+// underflow).
 template <class D>
 HWY_INLINE Vec<D> exact_product_low(D, Vec<D> a, Vec<D> b, Vec<D> hi) {
   return hn::MulSub(a, b, hi);

@@ -2,17 +2,18 @@
 //
 // Note [Double sin, cos and tan]
 // For |x| <= 2^20 (kSinCosLimit): n = round(x 2/pi) and r = x - n pi/2 as a double-double r_hi + r_lo,
-// with pi/2 in three 53-bit parts C1 + C2 + C3 (to 2^-163) and fused multiply-adds: x - n C1 is exact (n C1
-// and x are multiples of 2^-52 near each other, or n is 0), n C2 is carried exactly (its rounding error by
-// a fused multiply-add) into a two-sum, and n C3 (below 2^-88) is added to the low part. r is then within
-// about 2^-140 absolutely, so within 2^-70 of itself unless |r| < 2^-70: such lanes (n != 0) go to libm
-// (the caller's domain; none are known below 2^20). Then sin r = r_hi + (r_lo (1 - z/2) + r_hi z s(z)) and
-// cos r = w + (((1 - w) - z/2) - z_lo/2 + (z^2 c(z) - r_hi r_lo)), w = 1 - z/2, z = r_hi^2 = z + z_lo
-// exactly, with Cephes' polynomials s and c (math-inl.h): each adds its small terms before one final
-// rounding. sin x and cos x are those chosen and signed by n mod 4; tan x the quotient of the two as
-// double-doubles, corrected by its residual. Measured against long double
-// (tests/cpp/test_simd_lane_functions.cpp): within 0.7 ulp, where libm is correctly rounded but slower. Only targets with a fused multiply-add compile
-// this (the exact steps need one); the others keep libm.
+// with pi/2 in three 53-bit parts C1 + C2 + C3 (to 2^-163) and fused multiply-adds: x - n C1 is exact (a
+// multiple of x's ulp or of C1's, whichever is smaller, below 1 in magnitude: it fits 53 bits; or n is 0),
+// n C2 is carried exactly (its rounding error by a fused multiply-add) into a two-sum, and n C3 (below
+// 2^-88) is added to the low part. r is then within about 2^-140 absolutely, so within 2^-70 of itself
+// unless |r| < 2^-70: such lanes (n != 0) go to libm (the caller's domain; none are known below 2^20).
+// Then sin r = r_hi + (r_lo (1 - z/2) + r_hi z s(z)) and cos r = w + (((1 - w) - z/2) - z_lo/2 +
+// (z^2 c(z) - r_hi r_lo)), w = 1 - z/2, z = r_hi^2 = z + z_lo exactly, with Cephes' polynomials s and c
+// (math-inl.h): each adds its small terms before one final rounding. sin x and cos x are those chosen and
+// signed by n mod 4; tan x the quotient of the two as double-doubles, corrected by its residual. Measured
+// against long double (tests/cpp/test_simd_lane_functions.cpp): sin and cos within 0.7 ulp, tan within
+// 0.8, at a fraction of libm's time. Only targets with a fused multiply-add compile this (the exact steps
+// need one); the others keep libm.
 #if defined(ACCELERA_SIMD_DOUBLE_TRIG_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ACCELERA_SIMD_DOUBLE_TRIG_INL_H_
 #undef ACCELERA_SIMD_DOUBLE_TRIG_INL_H_
