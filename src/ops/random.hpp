@@ -19,7 +19,8 @@
 // - Normals by Box-Muller in float32 (float64 for float64 outputs, rounded for the half formats):
 //   elements 2p and 2p + 1 of a block are r cos(t) and r sin(t) of words 2p and 2p + 1. The devices'
 //   log, sqrt, sin and cos differ by an ulp or two, so normals agree across devices to a few ulp, not
-//   bitwise.
+//   bitwise (and so do the CPU's instruction-set targets: its vector kernels take their own log, sin and
+//   cos, Note [Vector Philox]). On one device and target, an element depends only on its counter.
 #include <cstdint>
 
 #include "accelera/core/tensor.hpp"
