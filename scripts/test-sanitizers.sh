@@ -18,5 +18,7 @@ cmake --build "$ROOT/build/asan"
 # with it). Dynamic TLS is malloc'd and stays reachable through the thread's DTV, so the leak check
 # still sees it. (Fixed upstream in GCC 14 / LLVM 17.)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0}
+# PoCL's kernel compiler leaks whenever its kernel cache misses: see lsan-suppressions.txt.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/scripts/lsan-suppressions.txt:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$ROOT/build/asan" --output-on-failure -j "$(nproc)"
