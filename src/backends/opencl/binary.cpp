@@ -16,7 +16,7 @@ void binary_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
   const auto layout = backends::make_layout<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
   const std::string options = elementwise_options(d, a.dtype(), out.dtype()) + linear_options(layout);
   const std::string prelude =
-      std::string(embedded_source("elementwise_math")) + "\n#define ACC_EXPRESSION(x, y) (" + Expression + ")\n";
+      elementwise_math_source() + "\n#define ACC_EXPRESSION(x, y) (" + Expression + ")\n";
   const Kernel kernel = make_kernel(d, "binary", options, prelude);
   KernelArgs(kernel.get())
       .add(static_cast<cl_int>(layout.dims.size()))

@@ -99,23 +99,16 @@ ACC_DEFINE_SMALL_TRIG(float)
 ACC_DEFINE_SMALL_TRIG(float8)
 #if defined(ACC_FP64) && defined(ACC_CPU_DEVICE)
 // On a CPU device, where double costs what float does, float sin, cos and tan of |x| < 2^20 are computed
-// as the CPU backend computes them (Note [Vector transcendental functions]): x = n pi/2 + r with
-// n = rint(x 2/pi) and r in three Cody-Waite parts, Cephes' double sin and cos polynomials or a degree-8
-// fit of tan on r, chosen and signed by the quadrant; rounding the double result gives the float within
-// an ulp. PoCL's built-ins ran at a fifth of the copy bandwidth. Larger, infinite and nan arguments take
-// the built-ins lane by lane, so that each result is the same whatever its neighbours. Written for
-// PoCL's code generator: mad, not fma (a correctly rounded library call where the target lacks an FMA;
-// no step needs one: n times the first part of pi/2 is exact), and n rounded by adding 1.5 * 2^52, whose
-// low bits are then n as an integer (rint and convert_long8 cost as much again as the rest).
-#define ACC_DEFINE_TRIG_IN_DOUBLE(F, D, L, I, CONVERT_D, CONVERT_F, AS_L, ALL, FALLBACK)                       \
+// as the CPU backend computes them (Note [Vector transcendental functions]): half_pi_trig.cl's reduction
+// by pi/2 and sin and cos polynomials, or a degree-8 fit of tan on r, chosen and signed by the quadrant;
+// rounding the double result gives the float within an ulp. PoCL's built-ins ran at a fifth of the copy
+// bandwidth. Larger, infinite and nan arguments take the built-ins lane by lane, so that each result is the
+// same whatever its neighbours.
+#define ACC_DEFINE_TRIG_IN_DOUBLE(F, D, L, I, CONVERT_D, CONVERT_F, ALL, FALLBACK)                             \
   inline D acc_trig_##F(D x, int which) { /* which: 0 sin, 1 cos, 2 tan */                                \
-    const D shifted = x * 0.63661977236758134308 + 6755399441055744.0; /* 1.5 * 2^52: rounds to n */      \
-    const D n = shifted - 6755399441055744.0;                                                            \
-    D r = mad(-n, 1.57079625129699707031e+00, x);                                                         \
-    r = mad(-n, 7.54978941586159635335e-08, r);                                                           \
-    r = mad(-n, 5.39030285815811905290e-15, r);                                                           \
+    D r;                                                                                                 \
+    const L q = acc_reduce_half_pi_##D(x, &r) + (L)(which == 1); /* n, or n + 1 for the cosine */         \
     const D z = r * r;                                                                                   \
-    const L q = AS_L(shifted) + (L)(which == 1); /* n in the low bits */                                  \
     if (which == 2) {                                                                                    \
       D p = 8.351189570282564e-4;                                                                        \
       p = mad(p, z, -2.669653880130996e-4);                                                              \
@@ -129,20 +122,7 @@ ACC_DEFINE_SMALL_TRIG(float8)
       const D t = mad(r * z, p, r);                                                                      \
       return select(t, -1.0 / t, (L)((q & 1) != 0));                                                     \
     }                                                                                                    \
-    D s = 1.58962301576546568060e-10;                                                                    \
-    s = mad(s, z, -2.50507477628578072866e-8);                                                           \
-    s = mad(s, z, 2.75573136213857245213e-6);                                                            \
-    s = mad(s, z, -1.98412698295895385996e-4);                                                           \
-    s = mad(s, z, 8.33333333332211858878e-3);                                                            \
-    s = mad(s, z, -1.66666666666666307295e-1);                                                           \
-    D c = -1.13585365213876817300e-11;                                                                   \
-    c = mad(c, z, 2.08757008419747316778e-9);                                                            \
-    c = mad(c, z, -2.75573141792967388112e-7);                                                           \
-    c = mad(c, z, 2.48015872888517045348e-5);                                                            \
-    c = mad(c, z, -1.38888888888730564116e-3);                                                           \
-    c = mad(c, z, 4.16666666666665929218e-2);                                                            \
-    const D sin_r = mad(r * z, s, r), cos_r = mad(z * z, c, mad(z, -0.5, 1.0));                          \
-    const D value = select(sin_r, cos_r, (L)((q & 1) != 0));                                             \
+    const D value = select(acc_sin_reduced_##D(r, z), acc_cos_reduced_##D(z), (L)((q & 1) != 0));        \
     return select(value, -value, (L)((q & 2) != 0));                                                     \
   }                                                                                                      \
   inline F acc_trig_float_##F(F x, int which) {                                                          \
@@ -163,10 +143,10 @@ inline float8 acc_trig_builtin8(float8 x, int which) {
                   acc_trig_builtin(x.s6, which), acc_trig_builtin(x.s7, which));
 }
 #define ACC_SCALAR_ALL(c) (c)
-ACC_DEFINE_TRIG_IN_DOUBLE(float, double, long, int, (double), (float), as_long, ACC_SCALAR_ALL, acc_trig_builtin)
+ACC_DEFINE_TRIG_IN_DOUBLE(float, double, long, int, (double), (float), ACC_SCALAR_ALL, acc_trig_builtin)
 // Whether every lane of c is true, as an AND of lanes (faster under PoCL than all()).
 inline int acc_all8(int8 c) { return (c.s0 & c.s1 & c.s2 & c.s3 & c.s4 & c.s5 & c.s6 & c.s7) != 0; }
-ACC_DEFINE_TRIG_IN_DOUBLE(float8, double8, long8, int8, convert_double8, convert_float8, as_long8, acc_all8, \
+ACC_DEFINE_TRIG_IN_DOUBLE(float8, double8, long8, int8, convert_double8, convert_float8, acc_all8, \
                           acc_trig_builtin8)
 #define acc_sin_s(x) acc_trig_float_float(x, 0)
 #define acc_cos_s(x) acc_trig_float_float(x, 1)

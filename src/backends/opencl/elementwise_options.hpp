@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backends/opencl/layouts.hpp"
+#include "backends/opencl/programs.hpp"
 
 namespace accelera::opencl {
 
@@ -12,6 +13,12 @@ inline std::string elementwise_options(const ClDevice& device, DType compute, DT
       compute == DType::boolean ? "-DT=uchar -DUT=uchar -DACC_INTEGER -DACC_BOOL" : element_options(device, compute);
   // ACC_CPU_DEVICE: double costs what float does there (elementwise_math.cl's pow and hypot).
   return type + (result == DType::boolean ? " -DOT=uchar" : " -DOT=T") + (device.cpu_forms ? " -DACC_CPU_DEVICE" : "");
+}
+
+// The functions the element-wise programs call: elementwise_math.cl, after half_pi_trig.cl (its float sin, cos
+// and tan in double on CPU devices).
+inline std::string elementwise_math_source() {
+  return std::string(embedded_source("half_pi_trig")) + "\n" + std::string(embedded_source("elementwise_math"));
 }
 
 }  // namespace accelera::opencl

@@ -250,32 +250,13 @@ inline double8 uniforms8(uint words[SETS][4][8], int word, double low, double sc
 
 #if defined(NORMAL) && !defined(OUT_F64) && defined(ACC_FP64)
 // cos and sin of float angles theta in [0, 2 pi] in double lanes, as the CPU backend's float normals take them
-// (sin_and_cos in backends/cpu/simd/math-inl.h; elementwise_math.cl's float sin and cos on CPU devices):
-// theta = n pi/2 + r with n = rint(theta 2/pi) (added to 1.5 * 2^52, whose low bits are then n) and r in
-// three Cody-Waite parts, Cephes' sin and cos polynomials on r, chosen and signed by the quadrant. Rounded to
-// float, within an ulp of the true values. PoCL's float built-ins made a draw of normals 1.4-1.7x slower.
+// (sin_and_cos in backends/cpu/simd/math-inl.h): half_pi_trig.cl's reduction and polynomials, chosen and
+// signed by the quadrant, rounded to float (within an ulp of the true values). PoCL's float built-ins made a
+// draw of normals 1.4-1.7x slower.
 inline void cos_and_sin8(float8 theta, float8* cos_out, float8* sin_out) {
-  const double8 x = convert_double8(theta);
-  const double8 shifted = x * 0.63661977236758134308 + 6755399441055744.0;
-  const double8 n = shifted - 6755399441055744.0;
-  double8 r = mad(-n, 1.57079625129699707031e+00, x);
-  r = mad(-n, 7.54978941586159635335e-08, r);
-  r = mad(-n, 5.39030285815811905290e-15, r);
-  const double8 z = r * r;
-  double8 s = 1.58962301576546568060e-10;
-  s = mad(s, z, -2.50507477628578072866e-8);
-  s = mad(s, z, 2.75573136213857245213e-6);
-  s = mad(s, z, -1.98412698295895385996e-4);
-  s = mad(s, z, 8.33333333332211858878e-3);
-  s = mad(s, z, -1.66666666666666307295e-1);
-  double8 c = -1.13585365213876817300e-11;
-  c = mad(c, z, 2.08757008419747316778e-9);
-  c = mad(c, z, -2.75573141792967388112e-7);
-  c = mad(c, z, 2.48015872888517045348e-5);
-  c = mad(c, z, -1.38888888888730564116e-3);
-  c = mad(c, z, 4.16666666666665929218e-2);
-  const double8 sin_r = mad(r * z, s, r), cos_r = mad(z * z, c, mad(z, -0.5, 1.0));
-  const long8 q = as_long8(shifted);  // n in the low bits
+  double8 r;
+  const long8 q = acc_reduce_half_pi_double8(convert_double8(theta), &r);
+  const double8 z = r * r, sin_r = acc_sin_reduced_double8(r, z), cos_r = acc_cos_reduced_double8(z);
   // sin(x) is sin_r, cos_r, -sin_r, -cos_r for q = 0, 1, 2, 3 (mod 4); cos(x) is sin(x + pi/2): q + 1.
   const long8 odd = (q & 1) != 0;
   const double8 sin_value = select(sin_r, cos_r, odd), cos_value = select(cos_r, sin_r, odd);

@@ -30,7 +30,8 @@ void launch_random(const Tensor& out, const char* dist, std::uint64_t seed, std:
   // CPU devices run Philox on 8 blocks per work-item in vector lanes (random.cl).
   const std::size_t blocks_per_item = d.cpu_forms ? 8 : 1;
   const Kernel kernel = make_kernel(d, "random", fmt::format("-D{} {}{}", dist, output_option(out.dtype()),
-                                                             d.cpu_forms ? " -DVECTOR_BLOCKS" : ""));
+                                                             d.cpu_forms ? " -DVECTOR_BLOCKS" : ""),
+                                    embedded_source("half_pi_trig"));  // normals' cosine and sine
   const cl_long n = out.numel();
   KernelArgs args(kernel.get());
   args.add(n).add(buffer_of(out)).add(static_cast<cl_long>(out.offset())).add(static_cast<cl_ulong>(seed))

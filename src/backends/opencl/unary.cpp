@@ -19,7 +19,7 @@ void unary_kernel(const Tensor& x, const Tensor& out) {
   const std::string options = elementwise_options(d, x.dtype(), out.dtype()) + (is_dense(layout) ? " -DACC_CONTIGUOUS" : "") +
                               (vector8 ? " -DACC_VECTOR8" : "");
   const std::string prelude =
-      std::string(embedded_source("elementwise_math")) + "\n#define ACC_EXPRESSION(x) (" + Expression + ")\n";
+      elementwise_math_source() + "\n#define ACC_EXPRESSION(x) (" + Expression + ")\n";
   const Kernel kernel = make_kernel(d, "unary", options, prelude);
   KernelArgs(kernel.get())
       .add(static_cast<cl_int>(layout.dims.size()))
