@@ -36,50 +36,57 @@ namespace accelera::cpu::simd::HWY_NAMESPACE {
 namespace {
 
 // The scalar target: element k of `count` (from block `first`) is word k % 4 of block first + k / 4, through
-// the scalar kernels.
-template <typename T, class BlockElement>
-void for_each_element_scalar(T* out, std::int64_t count, std::uint64_t first, const BlockElement& element) {
+// the scalar kernels: element(the block's first Sets word sets, j), the sets computed once per block.
+template <std::uint32_t Sets, typename T, class Element>
+void for_each_element_scalar(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first,
+                             const Element& element) {
   for (std::int64_t k = 0; k < count; k += 4) {
     const std::uint64_t block = first + static_cast<std::uint64_t>(k / 4);
-    for (int j = 0; j < 4 && k + j < count; ++j) out[k + j] = element(block, j);
+    random_bits::Words w[Sets];
+    for (std::uint32_t set = 0; set < Sets; ++set) w[set] = random_bits::block_words(seed, block, set);
+    for (int j = 0; j < 4 && k + j < count; ++j) out[k + j] = element(w, j);
   }
 }
 
 template <typename T>
 void uniform_scalar(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, T lo, T sc) {
-  for_each_element_scalar(out, count, first, [&](std::uint64_t block, int j) {
-    const random_bits::Words high = random_bits::block_words(seed, block, 0);
-    if constexpr (sizeof(T) == 4) {
-      return lo + sc * random_bits::uniform_f32(high.w[j]);
-    } else {
-      const random_bits::Words low = random_bits::block_words(seed, block, 1);
-      return lo + sc * random_bits::uniform_f64(random_bits::word64(high, low, j));
-    }
-  });
+  if constexpr (sizeof(T) == 4) {
+    for_each_element_scalar<1>(out, count, seed, first, [&](const random_bits::Words* w, int j) {
+      return lo + sc * random_bits::uniform_f32(w[0].w[j]);
+    });
+  } else {
+    for_each_element_scalar<2>(out, count, seed, first, [&](const random_bits::Words* w, int j) {
+      return lo + sc * random_bits::uniform_f64(random_bits::word64(w[0], w[1], j));
+    });
+  }
 }
 
 template <typename T>
 void normal_scalar(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, T loc, T sc) {
-  for_each_element_scalar(out, count, first, [&](std::uint64_t block, int j) {
-    const random_bits::Words high = random_bits::block_words(seed, block, 0);
-    if constexpr (sizeof(T) == 4) {
-      return loc + sc * random_bits::normal_f32(high, j);
-    } else {
-      return loc + sc * random_bits::normal_f64(high, random_bits::block_words(seed, block, 1), j);
-    }
-  });
+  if constexpr (sizeof(T) == 4) {
+    for_each_element_scalar<1>(out, count, seed, first, [&](const random_bits::Words* w, int j) {
+      return loc + sc * random_bits::normal_f32(w[0], j);
+    });
+  } else {
+    for_each_element_scalar<2>(out, count, seed, first, [&](const random_bits::Words* w, int j) {
+      return loc + sc * random_bits::normal_f64(w[0], w[1], j);
+    });
+  }
 }
 
 template <typename T>
 void integers_scalar(T* out, std::int64_t count, std::uint64_t seed, std::uint64_t first, std::uint64_t base,
                      std::uint64_t range) {
-  for_each_element_scalar(out, count, first, [&](std::uint64_t block, int j) {
-    const auto set = [&](std::uint32_t k) { return random_bits::block_words(seed, block, k); };
-    const std::uint64_t hi = random_bits::word64(set(0), set(1), j);
-    return static_cast<T>(base + (sizeof(T) == 4 ? random_bits::bounded_from_64(hi, range)
-                                                 : random_bits::bounded_from_128(hi, random_bits::word64(set(2), set(3), j),
-                                                                                 range)));
-  });
+  if constexpr (sizeof(T) == 4) {  // 64 bits per element
+    for_each_element_scalar<2>(out, count, seed, first, [&](const random_bits::Words* w, int j) {
+      return static_cast<T>(base + random_bits::bounded_from_64(random_bits::word64(w[0], w[1], j), range));
+    });
+  } else {  // 128 bits per element
+    for_each_element_scalar<4>(out, count, seed, first, [&](const random_bits::Words* w, int j) {
+      return static_cast<T>(base + random_bits::bounded_from_128(random_bits::word64(w[0], w[1], j),
+                                                                 random_bits::word64(w[2], w[3], j), range));
+    });
+  }
 }
 
 #if HWY_TARGET != HWY_SCALAR
