@@ -1,10 +1,10 @@
 // accelera_pdgemm against ScaLAPACK's pdgemm_ (psgemm_ for float32) on the same ranks, grid and data.
 //
-//   mpirun -np 4 build/dev/bench/accelera_dist_bench [--transpose-a] [n ...]      (default: 1024 2048 4096)
+//   mpirun -np 4 build/dev/bench/accelera_dist_bench [--transpose-a] [n | MxNxK ...]   (default: 1024 2048 4096)
 //
 // --transpose-a multiplies A^T B ('T', 'N'): Accelera then copies A^T into a lined-up distribution first
 // (Note [Redistribution] in src/dist/redistribute.hpp), and the figures include that copy.
-// Square n x n products on the squarest grid of the job, blocks of 64 (ScaLAPACK's usual choice), operands
+// n x n x n products (or m x n x k: C is m x n, the inner dimension k) on the squarest grid of the job, blocks of 64 (ScaLAPACK's usual choice), operands
 // uniform in [-1, 1]. Runs are interleaved (ScaLAPACK, Accelera, Accelera without overlap, ScaLAPACK, ...),
 // five of each after a warm-up; reported: median seconds, GFLOP/s of the whole job, spread (max - min) /
 // median, and the ratio ScaLAPACK time / Accelera time (above 1: Accelera is faster), for Accelera with its
@@ -31,48 +31,73 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// One product's global shape and each operand's local array and descriptor.
 template <class T>
-void scalapack(const int* n, const T* a, const int* d, T* c) {
+struct Problem {
+  int m, n, k;
+  std::vector<T> a, b;
+  int da[9], db[9], dc[9];
+};
+
+template <class T>
+void scalapack(const Problem<T>& p, T* c) {
   const int one = 1;
   const T alpha = 1, beta = 0;
   if constexpr (std::is_same_v<T, double>) {
-    pdgemm_(&g_transa, "N", n, n, n, &alpha, a, &one, &one, d, a, &one, &one, d, &beta, c, &one, &one, d);
+    pdgemm_(&g_transa, "N", &p.m, &p.n, &p.k, &alpha, p.a.data(), &one, &one, p.da, p.b.data(), &one, &one, p.db, &beta,
+            c, &one, &one, p.dc);
   } else {
-    psgemm_(&g_transa, "N", n, n, n, &alpha, a, &one, &one, d, a, &one, &one, d, &beta, c, &one, &one, d);
+    psgemm_(&g_transa, "N", &p.m, &p.n, &p.k, &alpha, p.a.data(), &one, &one, p.da, p.b.data(), &one, &one, p.db, &beta,
+            c, &one, &one, p.dc);
   }
 }
 
 accelera::dist::GemmStats last_stats;  // rank 0's figures of Accelera's last run
 
 template <class T, bool Overlap>
-void ours(const int* n, const T* a, const int* d, T* c) {
-  const auto desc = accelera::dist::Descriptor::from_scalapack(d);
+void ours(const Problem<T>& p, T* c) {
+  using accelera::dist::Descriptor;
   accelera::dist::GemmOptions options;
   options.overlap = Overlap;
   accelera::dist::GemmStats stats;
-  accelera::dist::gemm<T>(g_transa, 'N', *n, *n, *n, T(1), a, 1, 1, desc, a, 1, 1, desc, T(0), c, 1, 1, desc, options,
-                          &stats);
+  accelera::dist::gemm<T>(g_transa, 'N', p.m, p.n, p.k, T(1), p.a.data(), 1, 1, Descriptor::from_scalapack(p.da),
+                          p.b.data(), 1, 1, Descriptor::from_scalapack(p.db), T(0), c, 1, 1,
+                          Descriptor::from_scalapack(p.dc), options, &stats);
   if (Overlap) last_stats = stats;
 }
 
+struct Shape {
+  int m, n, k;
+};
+
 template <class T>
-void run(int n, int context, int rank) {
+void run(Shape shape, int context, int rank) {
   int nprow, npcol, myrow, mycol;
   Cblacs_gridinfo(context, &nprow, &npcol, &myrow, &mycol);
   const int nb = 64;
-  const auto mloc = accelera::dist::local_extent(n, nb, myrow, 0, nprow);
-  const auto nloc = accelera::dist::local_extent(n, nb, mycol, 0, npcol);
-  const int lld = static_cast<int>(std::max<std::int64_t>(1, mloc));
-  const int desc[9] = {1, context, n, n, nb, nb, 0, 0, lld};
-  std::vector<T> a(static_cast<std::size_t>(lld * std::max<std::int64_t>(1, nloc)));
   std::mt19937_64 rng(static_cast<unsigned>(rank + 1));
   std::uniform_real_distribution<double> u(-1, 1);
-  for (auto& x : a) x = static_cast<T>(u(rng));
-  std::vector<T> c1(a.size()), c2(a.size());
+  // A rows x cols matrix's local array (random when `fill`) and its descriptor.
+  auto local = [&](int rows, int cols, int* desc, bool fill) {
+    const auto lr = accelera::dist::local_extent(rows, nb, myrow, 0, nprow);
+    const auto lc = accelera::dist::local_extent(cols, nb, mycol, 0, npcol);
+    const int lld = static_cast<int>(std::max<std::int64_t>(1, lr));
+    const int d[9] = {1, context, rows, cols, nb, nb, 0, 0, lld};
+    std::copy_n(d, 9, desc);
+    std::vector<T> v(static_cast<std::size_t>(lld * std::max<std::int64_t>(1, lc)));
+    if (fill)
+      for (auto& x : v) x = static_cast<T>(u(rng));
+    return v;
+  };
+  Problem<T> p{shape.m, shape.n, shape.k, {}, {}, {}, {}, {}};
+  const bool ta = g_transa == 'T';
+  p.a = local(ta ? p.k : p.m, ta ? p.m : p.k, p.da, true);
+  p.b = local(p.k, p.n, p.db, true);
+  std::vector<T> c1 = local(p.m, p.n, p.dc, false), c2 = c1;
   auto timed = [&](auto f, std::vector<T>& c) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = std::chrono::steady_clock::now();
-    f(&n, a.data(), desc, c.data());
+    f(p, c.data());
     MPI_Barrier(MPI_COMM_WORLD);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -88,20 +113,20 @@ void run(int n, int context, int rank) {
   for (std::size_t i = 0; i < c1.size(); ++i) diff = std::max(diff, std::abs(double(c1[i]) - double(c2[i])));
   MPI_Allreduce(MPI_IN_PLACE, &diff, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   if (rank != 0) return;
-  const double flops = 2.0 * n * double(n) * n;
+  const double flops = 2.0 * p.m * double(p.n) * p.k;
   auto spread = [](const std::vector<double>& v) {
     return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / median(v);
   };
-  std::printf("n %5d %s%s grid %dx%d: ScaLAPACK %.3f s (%.1f GFLOP/s, spread %.0f%%), Accelera %.3f s (%.1f GFLOP/s, "
+  std::printf("%dx%dx%d %s%s grid %dx%d: ScaLAPACK %.3f s (%.1f GFLOP/s, spread %.0f%%), Accelera %.3f s (%.1f GFLOP/s, "
               "spread %.0f%%), ratio %.2f, max |diff| %.1e\n",
-              n, std::is_same_v<T, double> ? "float64" : "float32", g_transa == 'T' ? " A^T B" : "", nprow, npcol, median(theirs),
+              p.m, p.n, p.k, std::is_same_v<T, double> ? "float64" : "float32", g_transa == 'T' ? " A^T B" : "", nprow, npcol, median(theirs),
               flops / median(theirs) / 1e9, 100 * spread(theirs), median(mine), flops / median(mine) / 1e9,
               100 * spread(mine), median(theirs) / median(mine), diff);
   std::printf("         without overlap %.3f s (spread %.0f%%), ratio %.2f; with it, rank 0 (%s, %s): broadcasts %.3f s, "
-              "local products %.3f s, %d panels, redistribution %.3f s\n",
+              "local products %.3f s, %d panels, redistribution %.3f s, in all %.3f s\n",
               median(serial), 100 * spread(serial), median(theirs) / median(serial), last_stats.device.c_str(),
               last_stats.overlapped ? "overlapped" : "not overlapped", last_stats.broadcast_seconds,
-              last_stats.compute_seconds, last_stats.panels, last_stats.redistribute_seconds);
+              last_stats.compute_seconds, last_stats.panels, last_stats.redistribute_seconds, last_stats.seconds);
 }
 
 }  // namespace
@@ -117,15 +142,23 @@ int main(int argc, char** argv) {
   int context = -1;
   Cblacs_get(-1, 0, &context);
   Cblacs_gridinit(&context, "Row", nprow, size / nprow);
-  std::vector<int> sizes;
+  std::vector<Shape> shapes;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--transpose-a") g_transa = 'T';
-    else sizes.push_back(std::atoi(argv[i]));
+    const std::string arg = argv[i];
+    Shape s{};
+    if (arg == "--transpose-a") {
+      g_transa = 'T';
+    } else if (std::sscanf(arg.c_str(), "%dx%dx%d", &s.m, &s.n, &s.k) == 3) {
+      shapes.push_back(s);
+    } else {
+      const int n = std::atoi(arg.c_str());
+      shapes.push_back({n, n, n});
+    }
   }
-  if (sizes.empty()) sizes = {1024, 2048, 4096};
-  for (const int n : sizes) {
-    run<double>(n, context, rank);
-    run<float>(n, context, rank);
+  if (shapes.empty()) shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
+  for (const Shape& s : shapes) {
+    run<double>(s, context, rank);
+    run<float>(s, context, rank);
   }
   Cblacs_gridexit(context);
   Cblacs_exit(1);

@@ -61,6 +61,9 @@ struct GemmOptions {
   // MPI_THREAD_SERIALIZED or more (MPI_Init_thread; mpi4py asks for MPI_THREAD_MULTIPLE): with less, the
   // panels alternate as without it. GemmStats::overlapped says which ran.
   bool overlap = true;
+  // K columns in each broadcast panel (whole blocks, at least one). 0 chooses from the local extents: at
+  // least 256 and wider for a skinny C (Note [Distributed matmul]).
+  std::int64_t panel_width = 0;
 };
 
 struct GemmStats {

@@ -7,6 +7,7 @@
 
 #include "accelera/core/error.hpp"
 #include "dist/mpi_check.hpp"
+#include "dist/workspace.hpp"
 
 namespace accelera::dist {
 
@@ -73,7 +74,8 @@ void redistribute(const ProcessGrid& grid, std::int64_t rows, std::int64_t cols,
   // destination process column (row): part = process row * npcol + process column, split in two.
   const int row_parts = transpose ? npcol : nprow, col_parts = transpose ? nprow : npcol;
   const int row_stride = transpose ? 1 : npcol, col_stride = transpose ? npcol : 1;
-  std::vector<T> send;
+  Tensor send_storage;  // dist/workspace.hpp
+  T* send = nullptr;
   std::vector<int> send_counts(static_cast<std::size_t>(ranks), 0), send_displs(static_cast<std::size_t>(ranks), 0);
   // Packing is local work: a failure there (memory) is agreed on before the collective calls.
   agree<Error>(grid.comm, failure_of([&] {
@@ -96,14 +98,14 @@ void redistribute(const ProcessGrid& grid, std::int64_t rows, std::int64_t cols,
                    }
                  ACC_CHECK(total <= INT_MAX, NotSupportedError,
                            "redistributing {} elements from one rank is beyond MPI's int counts", total);
-                 send.resize(static_cast<std::size_t>(total));
+                 send = host_buffer<T>(send_storage, total);
                  // Each destination's block in the order of its places there (Note [Redistribution]).
                  constexpr std::size_t kTile = 64;  // a transposed block is written in tiles, reads and writes in cache
                  for (int v = 0; v < row_parts; ++v)
                    for (int w = 0; w < col_parts; ++w) {
                      const auto& rs = row_groups[static_cast<std::size_t>(v)];
                      const auto& cs = col_groups[static_cast<std::size_t>(w)];
-                     T* out = send.data() + send_displs[static_cast<std::size_t>(v * row_stride + w * col_stride)];
+                     T* out = send + send_displs[static_cast<std::size_t>(v * row_stride + w * col_stride)];
                      if (!transpose) {
                        for (std::size_t l = 0; l < cs.size(); ++l)
                          for (std::size_t k = 0; k < rs.size(); ++k) out[l * rs.size() + k] = src[cs[l] * sd.lld + rs[k]];
@@ -124,8 +126,9 @@ void redistribute(const ProcessGrid& grid, std::int64_t rows, std::int64_t cols,
     recv_displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
     total += recv_counts[static_cast<std::size_t>(r)];
   }
-  std::vector<T> received(static_cast<std::size_t>(total));
-  check_mpi(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), element_type<T>(), received.data(),
+  Tensor received_storage;
+  T* const received = host_buffer<T>(received_storage, total);
+  check_mpi(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), element_type<T>(), received,
                           recv_counts.data(), recv_displs.data(), element_type<T>(), grid.comm),
             "MPI_Alltoallv");
   // The destination's local elements from each source, in column-major order: the source's block as sent.
@@ -139,7 +142,7 @@ void redistribute(const ProcessGrid& grid, std::int64_t rows, std::int64_t cols,
     for (int w = 0; w < col_parts; ++w) {
       const auto& rs = row_groups[static_cast<std::size_t>(v)];
       const auto& cs = col_groups[static_cast<std::size_t>(w)];
-      const T* in = received.data() + recv_displs[static_cast<std::size_t>(v * row_stride + w * col_stride)];
+      const T* in = received + recv_displs[static_cast<std::size_t>(v * row_stride + w * col_stride)];
       for (std::size_t l = 0; l < cs.size(); ++l)
         for (std::size_t k = 0; k < rs.size(); ++k) dst[cs[l] * dd.lld + rs[k]] = in[l * rs.size() + k];
     }

@@ -5,9 +5,17 @@
 // panels to its local C. With C's rows distributed as A's and its columns as B's (which ScaLAPACK's usual
 // descriptors give), every process needs exactly the panels its row and column receive, and its local GEMM
 // is (local rows of C) x (panel width) x (local columns of C). Consecutive K blocks are gathered into
-// panels of at least kPanelWidth columns so that the local GEMMs run near peak whatever the block size.
-// Traffic per process: (M/nprow + N/npcol) K elements received; a communication-optimal schedule (COSMA)
-// can do better on skewed shapes and is not built (yet).
+// panels of at least kPanelWidth columns so that the local GEMMs run near peak whatever the block size, and
+// wider when the local C is small (up to kPanelElements of A's and B's panels together, and no wider than a
+// quarter of K, to keep a pipeline): a skinny C with a long K (256 x 256 x 65536) otherwise spent its time
+// on 256 panels' broadcast latencies and thread hand-offs, not on arithmetic. All ranks choose the same
+// width, from the largest local extents.
+// A process column (row) of one holds every K block of A (B): its panels are views of the local array, not
+// copies. Panel buffers come from the CPU's caching allocator (dist/workspace.hpp).
+// Traffic per process: (M/nprow + N/npcol) K elements received. A communication-optimal schedule (COSMA's)
+// would split K as well; from ScaLAPACK's 2D layouts it saves about a quarter of that on four ranks (256 x
+// 256 x 65536 on 2 x 2: 6.3 M elements against 8.4 M) and pays on large grids (7x less on 8 x 8), which
+// this machine cannot show; it is not built.
 // Overlap: with two sets of panel buffers, a helper thread broadcasts panel p + 1 while the calling thread
 // multiplies panel p, so a rank waits for the slower of the two instead of their sum. Only one thread calls
 // MPI at a time (the multiply makes no MPI call and the failure agreement waits for the helper), which is
@@ -31,6 +39,7 @@
 #include "accelera/ops.hpp"
 #include "dist/mpi_check.hpp"
 #include "dist/redistribute.hpp"
+#include "dist/workspace.hpp"
 #include "engine/blocks.hpp"
 
 namespace accelera::dist {
@@ -41,6 +50,8 @@ using Clock = std::chrono::steady_clock;
 
 // The narrowest K panel multiplied at once: below it, local GEMMs run well under peak.
 constexpr std::int64_t kPanelWidth = 256;
+// Elements of one panel's A and B parts together (16 MiB in float64), for the widest panels.
+constexpr std::int64_t kPanelElements = std::int64_t{1} << 21;
 
 template <class T>
 MPI_Datatype mpi_type();
@@ -51,17 +62,6 @@ MPI_Datatype mpi_type<double>() {
 template <>
 MPI_Datatype mpi_type<float>() {
   return MPI_FLOAT;
-}
-
-template <class T>
-DType dtype_of();
-template <>
-DType dtype_of<double>() {
-  return DType::f64;
-}
-template <>
-DType dtype_of<float>() {
-  return DType::f32;
 }
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -139,18 +139,19 @@ class LocalProducts {
     }
   }
 
-  // C += A_panel B_panel, as C^T += B_panel^T A_panel^T, given the transposes (row-major).
-  void add(const Tensor& at, const Tensor& bt) {
+  // C += A_panel B_panel (C = A_panel B_panel when `accumulate` is false), as C^T += B_panel^T A_panel^T,
+  // given the transposes (row-major).
+  void add(const Tensor& at, const Tensor& bt, bool accumulate) {
     if (m_device.is_cpu()) {
-      matmul_into(bt, at, m_work, /*accumulate=*/true);
+      matmul_into(bt, at, m_work, accumulate);
     } else if (m_resident.defined()) {
-      matmul_into(bt.to(m_device), at.to(m_device), m_resident, /*accumulate=*/true);
+      matmul_into(bt.to(m_device), at.to(m_device), m_resident, accumulate);
     } else {
       EngineOptions o;
       o.device = m_device;
       o.enable_progress = false;
       const Tensor product = MatrixEngine(o).matmul(bt, at);
-      copy_into(accelera::add(m_work, product), m_work);
+      copy_into(accumulate ? accelera::add(m_work, product) : product, m_work);
     }
   }
 
@@ -188,18 +189,25 @@ Device rank_device(const ProcessGrid& g) {
 template <class T>
 class Summa {
  public:
+  // `overwrite`: C's values are not read (beta = 0), so the first panel's product is written over them.
   Summa(const ProcessGrid& g, int m, int n, int k, T alpha, const T* a, const Descriptor& da, const T* b,
-        const Descriptor& db, T* c, const Descriptor& dc, GemmStats& stats)
-      : m_g(g), m_k(k), m_alpha(alpha), m_a(a), m_da(da), m_b(b), m_db(db), m_stats(stats) {
+        const Descriptor& db, T* c, const Descriptor& dc, bool overwrite, GemmStats& stats)
+      : m_g(g), m_k(k), m_alpha(alpha), m_a(a), m_da(da), m_b(b), m_db(db), m_overwrite(overwrite), m_stats(stats) {
     m_mloc = local_extent(m, dc.mb, g.myrow, dc.rsrc, g.nprow);
     m_nloc = local_extent(n, dc.nb, g.mycol, dc.csrc, g.npcol);
+    // The first process row (column) holds the most rows (columns): the same figure on every rank.
+    m_most = local_extent(m, dc.mb, dc.rsrc, dc.rsrc, g.nprow) + local_extent(n, dc.nb, dc.csrc, dc.csrc, g.npcol);
     m_c = column_major(c, m_mloc, m_nloc, dc.lld, dtype_of<T>());
   }
 
-  void run(const Device& device, bool overlap) {
+  // `panel_width`: K columns per panel (rounded down to whole blocks, at least one); 0 chooses.
+  void run(const Device& device, bool overlap, std::int64_t panel_width) {
     const std::int64_t kb = m_da.nb;
     const std::int64_t blocks = (m_k + kb - 1) / kb;
-    m_group = std::max<std::int64_t>(1, kPanelWidth / kb);
+    if (panel_width <= 0) {
+      panel_width = std::max(kPanelWidth, std::min(kPanelElements / std::max<std::int64_t>(1, m_most), m_k / 4));
+    }
+    m_group = std::max<std::int64_t>(1, panel_width / kb);
     const std::int64_t groups = (blocks + m_group - 1) / m_group;
     const std::int64_t width_max = std::min<std::int64_t>(m_k, m_group * kb);
     int level = MPI_THREAD_SINGLE;
@@ -208,16 +216,15 @@ class Summa {
     m_stats.overlapped = overlap;
     // A failure on one rank (memory, its device) must stop every rank, or the others would wait in a
     // broadcast forever: setup, each panel's product and the finish are agreed on (Note [Distributed matmul]).
+    // A grid dimension of one process holds every K block of its operand: panels are views of it.
+    m_a_in_place = m_g.npcol == 1 && m_alpha == T(1);
+    m_b_in_place = m_g.nprow == 1;
     Panel panels[2];
     std::optional<LocalProducts> products;
     agree<Error>(m_g.comm, failure_of([&] {
-                   for (Panel& p : panels) {
-                     p.a.resize(static_cast<std::size_t>(m_mloc * width_max));
-                     p.bt.resize(static_cast<std::size_t>(width_max * m_nloc));
-                     p.b_block.resize(static_cast<std::size_t>(std::min(kb, m_k) * m_nloc));
-                   }
-                   products.emplace(m_c, device,
-                                    static_cast<std::int64_t>((panels[0].a.size() + panels[0].bt.size()) * sizeof(T)),
+                   // The second set only for the overlapped broadcasts; buffers are written before they are read.
+                   for (int i = 0; i < (overlap ? 2 : 1); ++i) panels[i].allocate(m_mloc, m_nloc, width_max, kb, m_group);
+                   products.emplace(m_c, device, (m_mloc + m_nloc) * width_max * static_cast<std::int64_t>(sizeof(T)),
                                     m_stats);
                  }),
                  "gemm");
@@ -226,7 +233,7 @@ class Summa {
     const DType dt = dtype_of<T>();
     fill(0, panels[0], row, col);
     for (std::int64_t gi = 0; gi < groups; ++gi) {
-      Panel& cur = panels[gi % 2];
+      Panel& cur = panels[overlap ? gi % 2 : 0];
       const bool next = gi + 1 < groups;
       std::exception_ptr exchange_failure;
       std::thread exchange;
@@ -236,18 +243,18 @@ class Summa {
         });
       }
       const auto start = Clock::now();
-      const Tensor at =
-          Tensor::from_blob(cur.a.data(), Shape({cur.width, m_mloc}), {m_mloc, 1}, dt, Device::cpu(), [] {});
-      const Tensor bt =
-          Tensor::from_blob(cur.bt.data(), Shape({m_nloc, cur.width}), {cur.width, 1}, dt, Device::cpu(), [] {});
+      const Tensor at = Tensor::from_blob(const_cast<T*>(cur.at), Shape({cur.width, m_mloc}), {cur.at_stride, 1}, dt,
+                                          Device::cpu(), [] {});
+      const Tensor bt = Tensor::from_blob(const_cast<T*>(cur.bt), Shape({m_nloc, cur.width}), {cur.bt_stride, 1}, dt,
+                                          Device::cpu(), [] {});
       const std::exception_ptr product_failure = failure_of([&] {
-        if (m_mloc > 0 && m_nloc > 0) products->add(at, bt);
+        if (m_mloc > 0 && m_nloc > 0) products->add(at, bt, /*accumulate=*/gi > 0 || !m_overwrite);
       });
       m_stats.compute_seconds += since(start);
       if (exchange.joinable()) exchange.join();
       agree<Error>(m_g.comm, product_failure ? product_failure : exchange_failure, "gemm");
       ++m_stats.panels;
-      if (!overlap && next) fill(gi + 1, panels[(gi + 1) % 2], row, col);
+      if (!overlap && next) fill(gi + 1, panels[0], row, col);
     }
     const auto start = Clock::now();
     agree<Error>(m_g.comm, failure_of([&] { products->finish(); }), "gemm");
@@ -255,25 +262,57 @@ class Summa {
   }
 
  private:
-  // One K panel: A's (mloc x width column-major, which is A^T row-major) and B^T's (nloc x width row-major).
-  // Each block of B arrives as stored (w x nloc, column-major) in b_block and is unpacked into B^T's columns.
+  // One K panel: A^T (width x mloc row-major, which is A's mloc x width column-major) and B^T (nloc x width
+  // row-major), each in the panel's buffer or a view of the local operand (rows `*_stride` apart). A block of
+  // B arrives as stored (w x nloc, column-major), which is B^T's layout when the panel is that one block;
+  // otherwise it lands in b_block and is unpacked into B^T's columns.
   struct Panel {
-    std::vector<T> a, bt, b_block;
-    std::int64_t width = 0;
+    Tensor a_storage, bt_storage, b_block_storage;  // own the buffers (dist/workspace.hpp)
+    T *a_buffer = nullptr, *bt_buffer = nullptr, *b_block = nullptr;
+    const T *at = nullptr, *bt = nullptr;  // what is multiplied: the buffers or views of the local operands
+    std::int64_t width = 0, at_stride = 0, bt_stride = 0;
+
+    void allocate(std::int64_t mloc, std::int64_t nloc, std::int64_t width_max, std::int64_t kb, std::int64_t group) {
+      a_buffer = host_buffer<T>(a_storage, mloc * width_max);
+      bt_buffer = host_buffer<T>(bt_storage, width_max * nloc);
+      if (group > 1) b_block = host_buffer<T>(b_block_storage, std::min(kb, width_max) * nloc);
+    }
   };
 
-  // Panel `gi` (m_group consecutive K blocks) broadcast into p.
+  // Panel `gi` (m_group consecutive K blocks) broadcast into p, or viewed where this rank holds it all.
   void fill(std::int64_t gi, Panel& p, MPI_Comm row, MPI_Comm col) {
     const std::int64_t kb = m_da.nb, blocks = (m_k + kb - 1) / kb;
     const std::int64_t first = gi * m_group, last = std::min(blocks, first + m_group);
     p.width = std::min(m_k, last * kb) - first * kb;
+    // One process column holds every K block of A with its local column = its global column (and the same
+    // for B's rows), so the panel is a slice of the local array.
+    if (m_a_in_place) {
+      p.at = m_a + first * kb * m_da.lld;
+      p.at_stride = m_da.lld;
+    } else {
+      p.at = p.a_buffer;
+      p.at_stride = m_mloc;
+    }
+    if (m_b_in_place) {
+      p.bt = m_b + first * kb;
+      p.bt_stride = m_db.lld;
+    } else {
+      p.bt = p.bt_buffer;
+      p.bt_stride = p.width;
+    }
     std::int64_t offset = 0;
     for (std::int64_t blk = first; blk < last; ++blk) {
       const std::int64_t w = std::min(kb, m_k - blk * kb);
-      broadcast_a_block(blk, w, p.a.data() + m_mloc * offset, row);
-      broadcast_b_block(blk, w, p.b_block.data(), col);
-      for (std::int64_t j = 0; j < m_nloc; ++j)
-        std::copy_n(p.b_block.data() + j * w, w, p.bt.data() + j * p.width + offset);
+      if (!m_a_in_place) broadcast_a_block(blk, w, p.a_buffer + m_mloc * offset, row);
+      if (!m_b_in_place) {
+        if (w == p.width) {
+          broadcast_b_block(blk, w, p.bt_buffer, col);
+        } else {
+          broadcast_b_block(blk, w, p.b_block, col);
+          for (std::int64_t j = 0; j < m_nloc; ++j)
+            std::copy_n(p.b_block + j * w, w, p.bt_buffer + j * p.width + offset);
+        }
+      }
       offset += w;
     }
   }
@@ -327,8 +366,10 @@ class Summa {
   Descriptor m_da;
   const T* m_b;
   Descriptor m_db;
+  bool m_overwrite;
   GemmStats& m_stats;
-  std::int64_t m_mloc = 0, m_nloc = 0, m_group = 1;
+  std::int64_t m_mloc = 0, m_nloc = 0, m_most = 0, m_group = 1;
+  bool m_a_in_place = false, m_b_in_place = false;
   Tensor m_c;
 };
 
@@ -375,33 +416,39 @@ void gemm_redistributed(const ProcessGrid& g, bool ta, bool tb, int m, int n, in
   const int kb = b_as_is ? descb.mb : (ta ? desca.mb : desca.nb);
   const bool a_as_is = a_fits && desca.nb == kb;
   // Uninitialised local arrays (every element in the region is written) with their descriptors.
+  struct Lined {
+    Descriptor d;
+    Tensor storage;
+    T* data = nullptr;
+    T* get() const { return data; }
+  };
   auto lined = [&](int rows, int cols, int mb, int nb, int rsrc, int csrc) {
     const std::int64_t local_rows = local_extent(rows, mb, g.myrow, rsrc, g.nprow);
     const std::int64_t local_cols = local_extent(cols, nb, g.mycol, csrc, g.npcol);
     const auto lld = static_cast<int>(std::max<std::int64_t>(1, local_rows));
-    return std::make_pair(Descriptor{1, descc.context, rows, cols, mb, nb, rsrc, csrc, lld},
-                          std::unique_ptr<T[]>(new T[static_cast<std::size_t>(lld * std::max<std::int64_t>(1, local_cols))]));
+    Lined out{Descriptor{1, descc.context, rows, cols, mb, nb, rsrc, csrc, lld}, {}, nullptr};
+    out.data = host_buffer<T>(out.storage, lld * std::max<std::int64_t>(1, local_cols));
+    return out;
   };
-  std::pair<Descriptor, std::unique_ptr<T[]>> a2, b2, c2;
+  Lined a2, b2, c2;
   if (!a_as_is) {
     a2 = lined(m, k, dc.mb, kb, dc.rsrc, 0);
-    redistribute(g, m, k, a, ia, ja, desca, ta, a2.second.get(), 1, 1, a2.first);
+    redistribute(g, m, k, a, ia, ja, desca, ta, a2.get(), 1, 1, a2.d);
   }
   if (!b_as_is) {
     b2 = lined(k, n, kb, dc.nb, 0, dc.csrc);
-    redistribute(g, k, n, b, ib, jb, descb, tb, b2.second.get(), 1, 1, b2.first);
+    redistribute(g, k, n, b, ib, jb, descb, tb, b2.get(), 1, 1, b2.d);
   }
   if (!c_in_place) {
     c2 = lined(m, n, dc.mb, dc.nb, dc.rsrc, dc.csrc);
-    redistribute(g, m, n, c, ic, jc, descc, false, c2.second.get(), 1, 1, c2.first);
+    redistribute(g, m, n, c, ic, jc, descc, false, c2.get(), 1, 1, c2.d);
   }
   const double copied = since(start);
   GemmStats local;
-  gemm(g, 'N', 'N', m, n, k, alpha, a_as_is ? a : a2.second.get(), 1, 1, a_as_is ? desca : a2.first,
-       b_as_is ? b : b2.second.get(), 1, 1, b_as_is ? descb : b2.first, beta, c_in_place ? c : c2.second.get(), 1, 1,
-       c_in_place ? descc : c2.first, options, &local);
+  gemm(g, 'N', 'N', m, n, k, alpha, a_as_is ? a : a2.get(), 1, 1, a_as_is ? desca : a2.d, b_as_is ? b : b2.get(), 1,
+       1, b_as_is ? descb : b2.d, beta, c_in_place ? c : c2.get(), 1, 1, c_in_place ? descc : c2.d, options, &local);
   const auto back = Clock::now();
-  if (!c_in_place) redistribute(g, m, n, c2.second.get(), 1, 1, c2.first, false, c, ic, jc, descc);
+  if (!c_in_place) redistribute(g, m, n, c2.get(), 1, 1, c2.d, false, c, ic, jc, descc);
   local.redistributed = true;
   local.redistribute_seconds = copied + since(back);
   local.seconds = since(start);
@@ -445,10 +492,12 @@ void gemm(const ProcessGrid& g, char transa, char transb, int m, int n, int k, T
                     }),
                     "gemm");
   GemmStats local;
-  scale_local(c, mloc, nloc, descc.lld, beta);
-  if (m > 0 && n > 0 && k > 0 && alpha != T(0)) {
-    Summa<T>(g, m, n, k, alpha, a, desca, b, descb, c, descc, local)
-        .run(options.device.value_or(rank_device(g)), options.overlap);
+  const bool product = m > 0 && n > 0 && k > 0 && alpha != T(0);
+  // With beta = 0 the first panel's product overwrites C (NaNs included, as BLAS does) instead of a pass of zeros.
+  if (!product || beta != T(0)) scale_local(c, mloc, nloc, descc.lld, beta);
+  if (product) {
+    Summa<T>(g, m, n, k, alpha, a, desca, b, descb, c, descc, /*overwrite=*/beta == T(0), local)
+        .run(options.device.value_or(rank_device(g)), options.overlap, options.panel_width);
   }
   local.seconds = since(start);
   if (stats != nullptr) *stats = local;

@@ -6,6 +6,7 @@
 // arguments give every rank the same error; the block-cyclic index arithmetic against ScaLAPACK's NUMROC.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -121,7 +122,10 @@ void accelera_pgemm(const char* t, const int* m, const int* n, const int* k, con
 
 template <class T>
 void check_case(const Case& cs, const BlacsGrid& g, std::mt19937_64& rng) {
-  const auto a = random_matrix(cs.m, cs.k, rng), b = random_matrix(cs.k, cs.n, rng), c0 = random_matrix(cs.m, cs.n, rng);
+  const auto a = random_matrix(cs.m, cs.k, rng), b = random_matrix(cs.k, cs.n, rng);
+  auto c0 = random_matrix(cs.m, cs.n, rng);
+  // beta = 0 does not read C: NaNs there must not reach the result (BLAS's rule).
+  if (cs.beta == 0) std::fill(c0.begin(), c0.end(), std::nan(""));
   const auto la = distribute<T>(a, cs.m, cs.k, cs.mb, cs.kb, cs.rsrc, cs.a_csrc, g, 1);
   const auto lb = distribute<T>(b, cs.k, cs.n, cs.kb, cs.nb, cs.b_rsrc, cs.csrc, g, 0);
   auto mine = distribute<T>(c0, cs.m, cs.n, cs.mb, cs.nb, cs.rsrc, cs.csrc, g, 2);
@@ -144,7 +148,8 @@ void check_case(const Case& cs, const BlacsGrid& g, std::mt19937_64& rng) {
       }
       const std::int64_t gi = global_index(i, cs.mb, g.myrow, cs.rsrc, g.nprow);
       const std::int64_t gj = global_index(j, cs.nb, g.mycol, cs.csrc, g.npcol);
-      double want = cs.beta * static_cast<double>(static_cast<T>(c0[static_cast<std::size_t>(gj * cs.m + gi)]));
+      double want =
+          cs.beta == 0 ? 0.0 : cs.beta * static_cast<double>(static_cast<T>(c0[static_cast<std::size_t>(gj * cs.m + gi)]));
       double scale = std::abs(want);
       for (int p = 0; p < cs.k; ++p) {
         const double x = static_cast<double>(static_cast<T>(a[static_cast<std::size_t>(p * cs.m + gi)])) *
@@ -500,6 +505,17 @@ TEST(Dist, DistributedMatrixErrorsReachEveryRank) {
   }
 }
 
+// C = A B (alpha 1, beta 0) on the CPU with `options`, returning the stats.
+accelera::dist::GemmStats plain_product(int m, int n, int k, const LocalPart<double>& a, const LocalPart<double>& b,
+                                        LocalPart<double>& c, accelera::dist::GemmOptions options) {
+  options.device = accelera::Device::cpu();
+  accelera::dist::GemmStats stats;
+  accelera::dist::gemm<double>('N', 'N', m, n, k, 1.0, a.data.data(), 1, 1, Descriptor::from_scalapack(a.desc),
+                               b.data.data(), 1, 1, Descriptor::from_scalapack(b.desc), 0.0, c.data.data(), 1, 1,
+                               Descriptor::from_scalapack(c.desc), options, &stats);
+  return stats;
+}
+
 // Broadcasting the next panel while multiplying this one changes when data moves, not the result: the same
 // bits as without overlap, on every grid, and the stats say which ran.
 TEST(Dist, OverlappedBroadcastsGiveTheSameProduct) {
@@ -517,17 +533,47 @@ TEST(Dist, OverlappedBroadcastsGiveTheSameProduct) {
       const auto lb = distribute<double>(b, k, n, 32, 32, 0, 0, g, 0);
       auto lc = distribute<double>(std::vector<double>(static_cast<std::size_t>(m * n), 0.0), m, n, 32, 32, 0, 0, g, 0);
       accelera::dist::GemmOptions options;
-      options.device = accelera::Device::cpu();
       options.overlap = overlap;
-      accelera::dist::GemmStats stats;
-      accelera::dist::gemm<double>('N', 'N', m, n, k, 1.0, la.data.data(), 1, 1, Descriptor::from_scalapack(la.desc),
-                                   lb.data.data(), 1, 1, Descriptor::from_scalapack(lb.desc), 0.0, lc.data.data(), 1,
-                                   1, Descriptor::from_scalapack(lc.desc), options, &stats);
+      const auto stats = plain_product(m, n, k, la, lb, lc, options);
       EXPECT_EQ(stats.overlapped, overlap);
       EXPECT_EQ(stats.panels, 3);
       results[overlap] = lc.data;
     }
     EXPECT_EQ(results[0], results[1]) << rows << "x" << cols;
+  }
+}
+
+// Panels: a skinny C with a long K gets panels wider than 256 columns (fewer broadcasts), an explicit width
+// is rounded down to whole blocks, and every width gives the product (float64 reference), on every grid.
+TEST(Dist, PanelWidthsFollowTheShapeAndKeepTheProduct) {
+  std::mt19937_64 rng(7);
+  const int m = 40, n = 24, k = 4000, kb = 32;  // 125 K blocks
+  const auto a = random_matrix(m, k, rng), b = random_matrix(k, n, rng);
+  std::vector<double> want(static_cast<std::size_t>(m * n), 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int p = 0; p < k; ++p)
+      for (int i = 0; i < m; ++i) want[static_cast<std::size_t>(j * m + i)] += a[static_cast<std::size_t>(p * m + i)] * b[static_cast<std::size_t>(j * k + p)];
+  // (asked width, panels): automatic is a quarter of K here (1000 columns: 31 blocks a panel), 100 rounds
+  // down to 3 blocks, below one block is one block.
+  const std::pair<std::int64_t, int> widths[] = {{0, 5}, {100, 42}, {1, 125}};
+  for (const auto& [rows, cols] : grid_shapes()) {
+    BlacsGrid g(rows, cols);
+    for (const auto& [width, panels] : widths) {
+      const auto la = distribute<double>(a, m, k, 8, kb, 0, 0, g, 0);
+      const auto lb = distribute<double>(b, k, n, kb, 8, 0, 0, g, 0);
+      auto lc = distribute<double>(std::vector<double>(static_cast<std::size_t>(m * n), std::nan("")), m, n, 8, 8, 0, 0, g, 0);
+      accelera::dist::GemmOptions options;
+      options.panel_width = width;
+      const auto stats = plain_product(m, n, k, la, lb, lc, options);
+      EXPECT_EQ(stats.panels, panels) << "width " << width << " on " << rows << "x" << cols;
+      for (std::int64_t j = 0; j < lc.cols; ++j)
+        for (std::int64_t i = 0; i < lc.rows; ++i) {
+          const std::int64_t gi = global_index(i, 8, g.myrow, 0, g.nprow), gj = global_index(j, 8, g.mycol, 0, g.npcol);
+          ASSERT_NEAR(lc.data[static_cast<std::size_t>(j * lc.desc[8] + i)], want[static_cast<std::size_t>(gj * m + gi)],
+                      1e-12 * k)
+              << "C(" << gi << "," << gj << ") width " << width << " on " << rows << "x" << cols;
+        }
+    }
   }
 }
 
