@@ -47,13 +47,16 @@ def measured_engine(devices, n, budget, repeat=3):
     return float(np.median(times)), engine.last_run
 
 
-def measured_dist(program, ranks, n):
+def measured_dist(program, ranks, m, n, k):
+    """Accelera's median seconds for an m x n x k float64 product on `ranks` ranks (its own choice of
+    schedule), from the distributed benchmark."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_btl_vader_single_copy_mechanism="none", OMP_NUM_THREADS=str(max(1, 2 // ranks)),
                OPENBLAS_NUM_THREADS=str(max(1, 2 // ranks)))
-    out = subprocess.run(["mpirun", "-np", str(ranks), "--oversubscribe", program, str(n)], capture_output=True,
+    shape = f"{m}x{n}x{k}"
+    out = subprocess.run(["mpirun", "-np", str(ranks), "--oversubscribe", program, shape], capture_output=True,
                          text=True, timeout=600, env=env, check=True).stdout
-    line = next(l for l in out.splitlines() if l.startswith("n ") and "float64" in l)
+    line = next(l for l in out.splitlines() if l.startswith(f"{shape} float64"))
     return float(re.search(r"Accelera ([0-9.]+) s", line).group(1))
 
 
@@ -93,8 +96,16 @@ def main() -> int:
         for ranks, grid in ((1, (1, 1)), (2, (1, 2)), (4, (2, 2))):
             share = min(1.0, cores / ranks)
             predicted = sim.simulate_summa(2048, 2048, 2048, "float64", *grid, rank_cpu, network, block=64,
-                                           share=share)["seconds"]
-            rows.append((f"dist {ranks} rank(s) n=2048 float64", predicted, measured_dist(args.dist_bench, ranks, 2048)))
+                                           share=share, overlap=False)["seconds"]
+            rows.append((f"dist {ranks} rank(s) n=2048 float64", predicted,
+                         measured_dist(args.dist_bench, ranks, 2048, 2048, 2048)))
+        # A skinny C with a long K, which the library splits along K on more than one rank (Note [Split K]).
+        for ranks, grid in ((2, (1, 2)), (4, (2, 2))):
+            share = min(1.0, cores / ranks)
+            predicted = sim.simulate_split_k(256, 256, 65536, "float64", *grid, rank_cpu, network, block=64,
+                                             share=share)["seconds"]
+            rows.append((f"dist split K {ranks} ranks 256x256x65536", predicted,
+                         measured_dist(args.dist_bench, ranks, 256, 256, 65536)))
     else:
         print(f"  ({args.dist_bench} not built: the MPI cases are left out)")
     worst = 0.0
@@ -128,6 +139,16 @@ def main() -> int:
             store.append(ideal / r["seconds"])
             print(f"  {p:2d} nodes n={n_:6d}: {r['seconds']:8.2f} s, efficiency {100 * store[-1]:5.1f}% "
                   f"(broadcasts {r['broadcast_seconds']:.2f} s)")
+
+    print("\npredictions: a skinny product, 4096 x 4096 x 2^24 float64, on nodes of one H100, NDR200, blocks 512"
+          " (SUMMA and split K, each forced)")
+    for p in nodes:
+        side = int(math.isqrt(p))
+        shape = (4096, 4096, 1 << 24, "float64", side, side, gpu, ib)
+        summa, split = sim.simulate_summa(*shape, block=512), sim.simulate_split_k(*shape, block=512)
+        ideal = 2.0 * 4096 * 4096 * (1 << 24) / (p * gpu.gemm["float64"].peak)
+        print(f"  {p:2d} nodes: SUMMA {summa['seconds']:7.2f} s ({100 * ideal / summa['seconds']:5.1f}%), split K "
+              f"{split['seconds']:7.2f} s ({100 * ideal / split['seconds']:5.1f}%)")
 
     if args.plots:
         import matplotlib

@@ -53,17 +53,40 @@ ACC_API std::int64_t local_extent(std::int64_t n, std::int64_t nb, int iproc, in
 // The global index (0-based) of local index `local` on process iproc: ScaLAPACK's INDXL2G, 0-based.
 ACC_API std::int64_t global_index(std::int64_t local, std::int64_t nb, int iproc, int isrc, int nprocs);
 
+// Whether a helper thread broadcasts the next K panel while this one is multiplied.
+enum class Overlap {
+  // Where it can pay: some rank multiplies on a device other than the CPU (its cores wait for the device)
+  // or the grid spans several nodes (the network moves the data). Not over one node's shared memory with
+  // the products on the CPU, where a broadcast is a copy made by the same cores: measured 10-30% slower
+  // with the helper on long products. Every rank takes the same choice.
+  automatic,
+  always,
+  never,
+};
+
+// How the ranks share the product (Note [Split K] in src/dist/split_k.hpp).
+enum class Schedule {
+  // Split K where the grid spans several nodes and a model of the traffic says it moves at most three
+  // quarters of SUMMA's (a skinny C with a long K, above all on large grids), else SUMMA.
+  automatic,
+  // Each rank multiplies the panels of K its row and column receive into its own part of C.
+  summa,
+  // Each rank multiplies one share of K into a whole partial C; the partial products are summed into C's
+  // distribution (MPI_Reduce_scatter). Needs a partial C (m x n) beside each rank's data.
+  split_k,
+};
+
 struct GemmOptions {
   // Where this rank multiplies its panels. Default: a GPU of its node (the node's ranks take them
   // round-robin), else the CPU.
   std::optional<Device> device;
-  // Broadcast the next K panel on a helper thread while this one is multiplied. Needs MPI initialised with
-  // MPI_THREAD_SERIALIZED or more (MPI_Init_thread; mpi4py asks for MPI_THREAD_MULTIPLE): with less, the
-  // panels alternate as without it. GemmStats::overlapped says which ran.
-  bool overlap = true;
+  // Overlap needs MPI initialised with MPI_THREAD_SERIALIZED or more (MPI_Init_thread; mpi4py asks for
+  // MPI_THREAD_MULTIPLE): with less, the panels alternate. GemmStats::overlapped says which ran.
+  Overlap overlap = Overlap::automatic;
   // K columns in each broadcast panel (whole blocks, at least one). 0 chooses from the local extents: at
   // least 256 and wider for a skinny C (Note [Distributed matmul]).
   std::int64_t panel_width = 0;
+  Schedule schedule = Schedule::automatic;
 };
 
 struct GemmStats {
@@ -75,6 +98,8 @@ struct GemmStats {
   bool overlapped = false;        // the next panel's broadcast ran while this one was multiplied
   bool redistributed = false;     // the operands were copied into a lined-up distribution first
   double redistribute_seconds = 0;  // spent copying them (and C back)
+  std::string schedule;           // "summa" or "split_k"
+  double reduce_seconds = 0;      // split K: summing the partial products into C
 };
 
 // C(ic:, jc:) = alpha * op(A)(ia:, ja:) @ op(B)(ib:, jb:) + beta * C(ic:, jc:) for m x n x k, with

@@ -179,23 +179,39 @@ class DistributedMatrix:
         """ScaLAPACK's nine-integer descriptor (context -1: set a BLACS context's number to use it there)."""
         return self._matrix.descriptor
 
-    def matmul(self, other: DistributedMatrix, device: str | None = None, overlap: bool = True) -> DistributedMatrix:
-        """self @ other by SUMMA over the grid, each rank multiplying on ``device`` (default: a GPU of its
-        node, the node's ranks taking them round-robin, else the CPU), broadcasting the next panel while it
-        multiplies this one when ``overlap`` (mpi4py initialises MPI with the thread level it needs). The
+    def matmul(
+        self,
+        other: DistributedMatrix,
+        device: str | None = None,
+        overlap: bool | None = None,
+        schedule: str | None = None,
+    ) -> DistributedMatrix:
+        """self @ other over the grid, each rank multiplying on ``device`` (default: a GPU of its node, the
+        node's ranks taking them round-robin, else the CPU). ``schedule``: "summa" (each rank's part of C stays
+        in place and the panels of K come to it), "split_k" (each rank multiplies one share of K into a whole
+        partial C, and the partials are summed into C), or None (the default): split K where the grid spans
+        several nodes and a model of the traffic says it moves at most three quarters of SUMMA's (a skinny C
+        with a long K). Under SUMMA a
+        helper thread broadcasts the next panel while it
+        multiplies this one when ``overlap`` is True; None (the default) does so where it can pay: when some
+        rank computes on a GPU or the grid spans several nodes, not over one node's shared memory with the
+        products on the CPU (mpi4py initialises MPI with the thread level it needs). The
         result has self's row blocks and other's column blocks; when other's row blocks are not self's column
         blocks, other is first copied into ones that are (``last_stats["redistributed"]``). ``last_stats`` of
-        the result says where this rank computed, how long it spent broadcasting, multiplying and
-        redistributing, and whether broadcasts and products overlapped. Collective."""
+        the result says where this rank computed, which schedule ran, how long it spent broadcasting,
+        multiplying, redistributing and summing partial products, and whether broadcasts and products
+        overlapped. Collective."""
         if not isinstance(other, DistributedMatrix):
             raise ArgumentError(f"matmul of a DistributedMatrix takes a DistributedMatrix, got {type(other).__name__}")
         if other.dtype != self.dtype:
             raise DTypeError(f"matmul: A is {self.dtype.name} but B is {other.dtype.name}")
         if other.grid is not self.grid:
             raise ArgumentError("matmul: A and B must share one ProcessGrid")
-        if not isinstance(overlap, bool):
-            raise ArgumentError(f"overlap must be True or False, got {overlap!r}")
-        c, stats = self._matrix.matmul(other._matrix, device, overlap)
+        if overlap is not None and not isinstance(overlap, bool):
+            raise ArgumentError(f"overlap must be True, False or None, got {overlap!r}")
+        if schedule not in (None, "summa", "split_k"):
+            raise ArgumentError(f"schedule must be 'summa', 'split_k' or None, got {schedule!r}")
+        c, stats = self._matrix.matmul(other._matrix, device, overlap, schedule)
         result = DistributedMatrix(c, self.grid, self.dtype.name)
         result.last_stats = stats
         return result

@@ -26,6 +26,9 @@ rank computes on a device, and the local GEMM. With ``overlap`` (the implementat
 network whose transfers need no CPU (``NetworkModel.offloaded``), panel p + 1's broadcasts run while panel p
 is multiplied, so each step costs the slower of the two. Ranks on one machine share its cores evenly.
 
+:func:`simulate_split_k` does the same for the split-K schedule (Note [Split K]): the all-to-all of each
+rank's share of A and B, its product, and the reduce-scatter of the partial products.
+
 What it leaves out: the host's memory bandwidth shared by several devices' copies (unless a machine model
 caps it, ``host_bandwidth``), contention on the network beyond one link per rank, and operating-system
 noise. Validated against measurements here in ``bench/bench_simulate.py`` (docs/benchmarks.md).
@@ -42,7 +45,7 @@ import numpy as np
 from . import _core
 
 __all__ = ["GemmModel", "DeviceModel", "NetworkModel", "plan", "simulate_engine", "simulate_summa",
-           "calibrate_device", "calibrate_rank_gemm", "calibrate_network", "h100_pcie", "infiniband_ndr200"]
+           "simulate_split_k", "calibrate_device", "calibrate_rank_gemm", "calibrate_network", "h100_pcie", "infiniband_ndr200"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,16 +254,23 @@ def _broadcast(nbytes: float, procs: int, network: NetworkModel) -> float:
     return math.ceil(math.log2(procs)) * network.latency + nbytes / network.bandwidth
 
 
+def _panel_width(mloc: int, nloc: int, k: int) -> int:
+    """GemmOptions::panel_width = 0's choice (Note [Distributed matmul]): at least 256 columns, wider for a
+    small local C, up to 2 Mi elements of both panels and a quarter of K."""
+    return max(256, min((1 << 21) // max(1, mloc + nloc), k // 4))
+
+
 def simulate_summa(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int, device: DeviceModel,
-                   network: NetworkModel, block: int = 64, panel_width: int = 256, share: float = 1.0,
+                   network: NetworkModel, block: int = 64, panel_width: int = 0, share: float = 1.0,
                    c_resident: bool = True, overlap: bool = True) -> dict:
-    """Predicted seconds of accelera::dist::gemm for an m x n x k product on an nprow x npcol grid with
-    block x block blocks, each rank computing on ``device`` at ``share`` of its GEMM rate (ranks that
-    oversubscribe one host's cores get less than all of it); ``overlap`` as GemmOptions::overlap."""
+    """Predicted seconds of accelera::dist::gemm by SUMMA for an m x n x k product on an nprow x npcol grid
+    with block x block blocks, each rank computing on ``device`` at ``share`` of its GEMM rate (ranks that
+    oversubscribe one host's cores get less than all of it); ``overlap`` and ``panel_width`` (0: as the
+    library chooses) as in GemmOptions."""
     e = np.dtype(dtype).itemsize
     gemm = device.gemm[np.dtype(dtype).name]
     mloc, nloc = _local_extent(m, block, 0, nprow), _local_extent(n, block, 0, npcol)
-    group = max(1, panel_width // block)
+    group = max(1, (panel_width or _panel_width(mloc, nloc, k)) // block)
     width_max = min(k, group * block)
     bcast = compute = 0.0
     steps = []  # (broadcast, compute) seconds of each panel
@@ -270,7 +280,9 @@ def simulate_summa(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int, d
         blocks = math.ceil(w / block)
         t_b = sum(_broadcast(a_bytes / blocks, npcol, network) + _broadcast(b_bytes / blocks, nprow, network)
                   for _ in range(blocks))
-        t_c = (a_bytes + 2 * b_bytes) / device.pack + gemm.seconds(mloc, nloc, w, share)
+        # A process column (row) of one multiplies views of its own A (B): nothing to pack.
+        packed = (a_bytes if npcol > 1 else 0) + (2 * b_bytes if nprow > 1 else 0)
+        t_c = packed / device.pack + gemm.seconds(mloc, nloc, w, share)
         if device.has_bus:
             t_c += (a_bytes + b_bytes) / device.upload + 2 * device.latency
         bcast += t_b
@@ -286,6 +298,33 @@ def simulate_summa(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int, d
         total += 2 * mloc * nloc * e / device.upload
     return {"seconds": total, "broadcast_seconds": bcast, "compute_seconds": compute,
             "local_shape": (mloc, nloc)}
+
+
+def simulate_split_k(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int, device: DeviceModel,
+                     network: NetworkModel, block: int = 64, share: float = 1.0) -> dict:
+    """Predicted seconds of accelera::dist::gemm by split K (Note [Split K]) on the rank with the largest
+    share of K: its share of A (from the other process rows) and of B gathered by one all-to-all each
+    (latency per peer, bytes over its link, packed and unpacked on the host), the m x n x share product (with
+    uploads and the partial's download on a device with a bus), and the reduce-scatter of the partials
+    (its m n / P part of every other rank's partial over its link, summed on the host)."""
+    e = np.dtype(dtype).itemsize
+    gemm = device.gemm[np.dtype(dtype).name]
+    p = nprow * npcol
+    kp = _local_extent(k, block, 0, p)
+    a_bytes, b_bytes, c_bytes = m * kp * e, kp * n * e, m * n * e
+    exchange = 0.0
+    if p > 1:
+        received = a_bytes * (1 - 1 / nprow) + b_bytes * (1 - 1 / p)
+        exchange = 2 * (p - 1) * network.latency + received / network.bandwidth + 2 * (a_bytes + b_bytes) / device.pack
+    compute = gemm.seconds(m, n, kp, share)
+    if device.has_bus:
+        compute += (a_bytes + b_bytes) / device.upload + c_bytes / device.download + 3 * device.latency
+    reduce = 0.0
+    if p > 1:
+        part = c_bytes * (p - 1) / p
+        reduce = (p - 1) * network.latency + part / network.bandwidth + (c_bytes + part) / device.pack
+    return {"seconds": exchange + compute + reduce, "exchange_seconds": exchange, "compute_seconds": compute,
+            "reduce_seconds": reduce, "share": kp}
 
 
 # ---- models ---------------------------------------------------------------------------------------------

@@ -32,6 +32,8 @@ nb::dict stats_dict(const accelera::dist::GemmStats& s) {
   d["overlapped"] = s.overlapped;
   d["redistributed"] = s.redistributed;
   d["redistribute_seconds"] = s.redistribute_seconds;
+  d["schedule"] = s.schedule;
+  d["reduce_seconds"] = s.reduce_seconds;
   return d;
 }
 
@@ -80,10 +82,14 @@ void bind_matrix(nb::module_& m, const char* name) {
                    })
       .def(
           "matmul",
-          [](const Matrix& a, const Matrix& b, std::optional<std::string> device, bool overlap) {
+          [](const Matrix& a, const Matrix& b, std::optional<std::string> device, std::optional<bool> overlap,
+             std::optional<std::string> schedule) {
             accelera::dist::GemmOptions options;
             if (device) options.device = accelera::Device::parse(*device);
-            options.overlap = overlap;
+            using accelera::dist::Schedule;
+            if (schedule) options.schedule = *schedule == "summa" ? Schedule::summa : Schedule::split_k;
+            using accelera::dist::Overlap;
+            options.overlap = !overlap ? Overlap::automatic : *overlap ? Overlap::always : Overlap::never;
             accelera::dist::GemmStats stats;
             std::optional<Matrix> c;
             {
@@ -92,7 +98,7 @@ void bind_matrix(nb::module_& m, const char* name) {
             }
             return nb::make_tuple(std::move(*c), stats_dict(stats));
           },
-          nb::arg("b"), nb::arg("device").none(), nb::arg("overlap"));
+          nb::arg("b"), nb::arg("device").none(), nb::arg("overlap").none(), nb::arg("schedule").none());
 }
 
 }  // namespace

@@ -12,6 +12,9 @@
 // column-major order (a transposed block is written in tiles). The receiver forms the same row and column
 // groups from its side and reads each source's block straight into its local array. The copy costs
 // O(elements / ranks) memory traffic, against the product's O(m n k / ranks) arithmetic.
+#include <utility>
+#include <vector>
+
 #include "accelera/dist.hpp"
 
 namespace accelera::dist {
@@ -20,9 +23,22 @@ namespace accelera::dist {
 // cols x rows). Indices 1-based as ScaLAPACK's; both matrices on `grid` (their descriptors' contexts are not
 // read). Collective: every rank of the grid calls it with the same global arguments. Elements of dst
 // outside the region, and the padding of its leading dimension, are left as they were.
+// Process `me`'s local rows (or columns) that fall in [first, first + count) of a matrix of `extent` rows
+// (columns) dealt in blocks of nb from process src over nprocs: pairs of (local index, offset in the region),
+// in increasing order of both.
+std::vector<std::pair<std::int64_t, std::int64_t>> local_span(std::int64_t extent, std::int64_t nb, int me, int src,
+                                                              int nprocs, std::int64_t first, std::int64_t count);
+
 template <class T>
 void redistribute(const ProcessGrid& grid, std::int64_t rows, std::int64_t cols, const T* src, std::int64_t si,
                   std::int64_t sj, const Descriptor& sd, bool transpose, T* dst, std::int64_t di, std::int64_t dj,
                   const Descriptor& dd);
+
+// The same from a matrix on `from` to one on `to`: two grids over the same processes (the same communicator,
+// ranks numbered row-major in both), such as 2 x 2 and 1 x 4.
+template <class T>
+void redistribute(const ProcessGrid& from, const ProcessGrid& to, std::int64_t rows, std::int64_t cols, const T* src,
+                  std::int64_t si, std::int64_t sj, const Descriptor& sd, bool transpose, T* dst, std::int64_t di,
+                  std::int64_t dj, const Descriptor& dd);
 
 }  // namespace accelera::dist

@@ -12,10 +12,8 @@
 // width, from the largest local extents.
 // A process column (row) of one holds every K block of A (B): its panels are views of the local array, not
 // copies. Panel buffers come from the CPU's caching allocator (dist/workspace.hpp).
-// Traffic per process: (M/nprow + N/npcol) K elements received. A communication-optimal schedule (COSMA's)
-// would split K as well; from ScaLAPACK's 2D layouts it saves about a quarter of that on four ranks (256 x
-// 256 x 65536 on 2 x 2: 6.3 M elements against 8.4 M) and pays on large grids (7x less on 8 x 8), which
-// this machine cannot show; it is not built.
+// Traffic per process: (M/nprow + N/npcol) K elements received; for a skinny C with a long K, splitting K
+// moves less (Note [Split K] in split_k.hpp), and Schedule::automatic chooses between the two.
 // Overlap: with two sets of panel buffers, a helper thread broadcasts panel p + 1 while the calling thread
 // multiplies panel p, so a rank waits for the slower of the two instead of their sum. Only one thread calls
 // MPI at a time (the multiply makes no MPI call and the failure agreement waits for the helper), which is
@@ -38,7 +36,9 @@
 #include "accelera/engine.hpp"
 #include "accelera/ops.hpp"
 #include "dist/mpi_check.hpp"
+#include "dist/local_products.hpp"
 #include "dist/redistribute.hpp"
+#include "dist/split_k.hpp"
 #include "dist/workspace.hpp"
 #include "engine/blocks.hpp"
 
@@ -114,77 +114,6 @@ std::string local_problem(const char* name, const void* data, std::int64_t rows,
   return {};
 }
 
-// A column-major (rows x cols, leading dimension ld) matrix in host memory, as a tensor view.
-Tensor column_major(void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld, DType dtype) {
-  return Tensor::from_blob(data, Shape({rows, cols}), {1, ld}, dtype, Device::cpu(), [] {});
-}
-
-// Adds panel products into the local C on the rank's device (Note [Distributed matmul]). It works on C^T
-// (nloc x mloc, row-major), which is the column-major local C itself when its leading dimension is its row
-// count: C^T += B_panel^T A_panel^T is then one BLAS call with no copy of C. Otherwise C^T is copied in once
-// and out once.
-class LocalProducts {
- public:
-  LocalProducts(Tensor c, const Device& device, std::int64_t panel_bytes, GemmStats& stats)
-      : m_c(std::move(c)), m_device(device) {
-    stats.device = device.str();
-    const Tensor ct = m_c.T();
-    m_work = ct.is_contiguous() ? ct : ct.contiguous();
-    if (device.is_cpu()) return;
-    const MemoryStats mem = allocator_for(device).stats();
-    const std::int64_t room = mem.budget_bytes - mem.current_bytes;
-    if (static_cast<std::int64_t>(m_work.nbytes()) + 2 * panel_bytes <= room) {
-      m_resident = m_work.to(device);
-      stats.c_resident = true;
-    }
-  }
-
-  // C += A_panel B_panel (C = A_panel B_panel when `accumulate` is false), as C^T += B_panel^T A_panel^T,
-  // given the transposes (row-major).
-  void add(const Tensor& at, const Tensor& bt, bool accumulate) {
-    if (m_device.is_cpu()) {
-      matmul_into(bt, at, m_work, accumulate);
-    } else if (m_resident.defined()) {
-      matmul_into(bt.to(m_device), at.to(m_device), m_resident, accumulate);
-    } else {
-      EngineOptions o;
-      o.device = m_device;
-      o.enable_progress = false;
-      const Tensor product = MatrixEngine(o).matmul(bt, at);
-      copy_into(accumulate ? accelera::add(m_work, product) : product, m_work);
-    }
-  }
-
-  void finish() {
-    if (m_resident.defined()) engine::copy_across_devices(m_resident, m_work);
-    const Tensor ct = m_c.T();
-    if (!m_work.shares_storage_with(ct)) copy_into(m_work, ct);
-  }
-
- private:
-  Tensor m_c;
-  Device m_device;
-  Tensor m_work;      // C^T on the host: a view of C, or a contiguous copy
-  Tensor m_resident;  // C^T on the device across panels, when it fits
-};
-
-// This rank's GPU: the ranks of one node take the node's GPUs round-robin (by node-local rank); the CPU
-// where there is none. An OpenCL device that is the host's own cores (PoCL) is no faster than the CPU's BLAS.
-Device rank_device(const ProcessGrid& g) {
-  // Collective over the grid whatever each node holds, so that no rank is left waiting.
-  MPI_Comm node = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(g.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  const auto owner = owned_comm(node);
-  int local = 0;
-  check_mpi(MPI_Comm_rank(node, &local), "MPI_Comm_rank");
-  std::vector<Device> gpus;
-  for (const DeviceInfo& info : devices()) {
-    if (info.is_accelerator) gpus.push_back(info.device);
-  }
-  if (gpus.empty()) return Device::cpu();
-  return gpus[static_cast<std::size_t>(local) % gpus.size()];
-}
-
 // The rank's share of a SUMMA product, after every check has passed.
 template <class T>
 class Summa {
@@ -201,6 +130,8 @@ class Summa {
   }
 
   // `panel_width`: K columns per panel (rounded down to whole blocks, at least one); 0 chooses.
+  // `overlap`: wanted (and agreed on by every rank); it runs with two panels or more at the thread level it
+  // needs.
   void run(const Device& device, bool overlap, std::int64_t panel_width) {
     const std::int64_t kb = m_da.nb;
     const std::int64_t blocks = (m_k + kb - 1) / kb;
@@ -387,12 +318,10 @@ void scale_local(T* c, std::int64_t mloc, std::int64_t nloc, int lld, T beta) {
 // as an m x k matrix whose rows follow C's, op(B)(ib:, jb:) as a k x n matrix whose columns follow C's, with
 // one K block; C(ic:, jc:) into a whole m x n matrix of C's blocks when it is a submatrix. An operand that
 // already lines up is used as it is.
-template <class T>
-void gemm_redistributed(const ProcessGrid& g, bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int ia,
-                        int ja, const Descriptor& desca, const T* b, int ib, int jb, const Descriptor& descb, T beta,
-                        T* c, int ic, int jc, const Descriptor& descc, const GemmOptions& options, GemmStats* stats) {
-  const auto start = Clock::now();
-  // The copies read and write the whole local arrays: their leading dimensions are checked first, on every rank.
+// Every rank's local arrays against its extents of the whole matrices (copies read and write all of them),
+// agreed on by every rank.
+void check_local_arrays(const ProcessGrid& g, const void* a, const Descriptor& desca, const void* b,
+                        const Descriptor& descb, const void* c, const Descriptor& descc) {
   agree<ValueError>(g.comm, failure_of([&] {
                       const std::pair<const char*, std::pair<const void*, const Descriptor*>> arrays[] = {
                           {"A", {a, &desca}}, {"B", {b, &descb}}, {"C", {c, &descc}}};
@@ -406,6 +335,14 @@ void gemm_redistributed(const ProcessGrid& g, bool ta, bool tb, int m, int n, in
                       }
                     }),
                     "gemm");
+}
+
+template <class T>
+void gemm_redistributed(const ProcessGrid& g, bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int ia,
+                        int ja, const Descriptor& desca, const T* b, int ib, int jb, const Descriptor& descb, T beta,
+                        T* c, int ic, int jc, const Descriptor& descc, const GemmOptions& options, GemmStats* stats) {
+  const auto start = Clock::now();
+  check_local_arrays(g, a, desca, b, descb, c, descc);
   // The working C: C itself when its part starts at (1, 1), else a whole m x n copy with C's blocks.
   const bool c_in_place = ic == 1 && jc == 1;
   const Descriptor dc = c_in_place ? descc : Descriptor{1, descc.context, m, n, descc.mb, descc.nb, descc.rsrc, descc.csrc, 0};
@@ -466,6 +403,17 @@ void gemm(const ProcessGrid& g, char transa, char transb, int m, int n, int k, T
               "gemm: a descriptor starts on process ({}, {}), outside the {} x {} grid", d->rsrc, d->csrc, g.nprow,
               g.npcol);
   }
+  const bool split = options.schedule == Schedule::split_k ||
+                     (options.schedule == Schedule::automatic && split_k_pays(g, m, n, k));
+  if (split && m > 0 && n > 0 && k > 0 && alpha != T(0)) {
+    check_local_arrays(g, a, desca, b, descb, c, descc);
+    GemmStats local;
+    gemm_split_k(g, transposed(transa), transposed(transb), m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c,
+                 ic, jc, descc, options.device.value_or(rank_device(g)), local);
+    local.seconds = since(start);
+    if (stats != nullptr) *stats = local;
+    return;
+  }
   if (!lined_up(transa, transb, ia, ja, desca, ib, jb, descb, ic, jc, descc)) {
     gemm_redistributed(g, transposed(transa), transposed(transb), m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
                        beta, c, ic, jc, descc, options, stats);
@@ -492,12 +440,16 @@ void gemm(const ProcessGrid& g, char transa, char transb, int m, int n, int k, T
                     }),
                     "gemm");
   GemmStats local;
+  local.schedule = "summa";
   const bool product = m > 0 && n > 0 && k > 0 && alpha != T(0);
   // With beta = 0 the first panel's product overwrites C (NaNs included, as BLAS does) instead of a pass of zeros.
   if (!product || beta != T(0)) scale_local(c, mloc, nloc, descc.lld, beta);
   if (product) {
+    const Device device = options.device.value_or(rank_device(g));
+    const bool overlap = options.overlap == Overlap::always ||
+                         (options.overlap == Overlap::automatic && overlap_pays(g, device));
     Summa<T>(g, m, n, k, alpha, a, desca, b, descb, c, descc, /*overwrite=*/beta == T(0), local)
-        .run(options.device.value_or(rank_device(g)), options.overlap, options.panel_width);
+        .run(device, overlap, options.panel_width);
   }
   local.seconds = since(start);
   if (stats != nullptr) *stats = local;

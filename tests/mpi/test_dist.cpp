@@ -110,18 +110,32 @@ void pgemm_scalapack<float>(const char* t, const int* m, const int* n, const int
   psgemm_(t, t, m, n, k, alpha, a, one, one, da, b, one, one, db, beta, c, one, one, dc);
 }
 
+using accelera::dist::Schedule;
+
+// Accelera's product with ScaLAPACK's arguments: through the C entry (accelera_pdgemm / accelera_psgemm)
+// for Schedule::automatic, through dist::gemm with the schedule forced otherwise.
 template <class T>
-void accelera_pgemm(const char* t, const int* m, const int* n, const int* k, const T* alpha, const T* a,
-                    const int* one, const int* da, const T* b, const int* db, const T* beta, T* c, const int* dc) {
-  if constexpr (std::is_same_v<T, double>) {
-    accelera_pdgemm(t, t, m, n, k, alpha, a, one, one, da, b, one, one, db, beta, c, one, one, dc);
+void accelera_pgemm(Schedule schedule, const char* ta, const char* tb, const int* m, const int* n, const int* k,
+                    const T* alpha, const T* a, const int* ia, const int* ja, const int* da, const T* b, const int* ib,
+                    const int* jb, const int* db, const T* beta, T* c, const int* ic, const int* jc, const int* dc) {
+  if (schedule != Schedule::automatic) {
+    accelera::dist::GemmOptions options;
+    options.schedule = schedule;
+    accelera::dist::GemmStats stats;
+    accelera::dist::gemm<T>(*ta, *tb, *m, *n, *k, *alpha, a, *ia, *ja, Descriptor::from_scalapack(da), b, *ib, *jb,
+                            Descriptor::from_scalapack(db), *beta, c, *ic, *jc, Descriptor::from_scalapack(dc), options,
+                            &stats);
+    const bool empty = *m == 0 || *n == 0 || *k == 0 || *alpha == T(0);
+    EXPECT_EQ(stats.schedule, empty || schedule == Schedule::summa ? "summa" : "split_k");
+  } else if constexpr (std::is_same_v<T, double>) {
+    accelera_pdgemm(ta, tb, m, n, k, alpha, a, ia, ja, da, b, ib, jb, db, beta, c, ic, jc, dc);
   } else {
-    accelera_psgemm(t, t, m, n, k, alpha, a, one, one, da, b, one, one, db, beta, c, one, one, dc);
+    accelera_psgemm(ta, tb, m, n, k, alpha, a, ia, ja, da, b, ib, jb, db, beta, c, ic, jc, dc);
   }
 }
 
 template <class T>
-void check_case(const Case& cs, const BlacsGrid& g, std::mt19937_64& rng) {
+void check_case(const Case& cs, const BlacsGrid& g, std::mt19937_64& rng, Schedule schedule) {
   const auto a = random_matrix(cs.m, cs.k, rng), b = random_matrix(cs.k, cs.n, rng);
   auto c0 = random_matrix(cs.m, cs.n, rng);
   // beta = 0 does not read C: NaNs there must not reach the result (BLAS's rule).
@@ -132,8 +146,8 @@ void check_case(const Case& cs, const BlacsGrid& g, std::mt19937_64& rng) {
   auto theirs = mine;
   const T alpha = static_cast<T>(cs.alpha), beta = static_cast<T>(cs.beta);
   const int one = 1;
-  accelera_pgemm<T>("N", &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &one, la.desc, lb.data.data(), lb.desc, &beta,
-                    mine.data.data(), mine.desc);
+  accelera_pgemm<T>(schedule, "N", "N", &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &one, &one, la.desc,
+                    lb.data.data(), &one, &one, lb.desc, &beta, mine.data.data(), &one, &one, mine.desc);
   pgemm_scalapack<T>("N", &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &one, la.desc, lb.data.data(), lb.desc, &beta,
                      theirs.data.data(), theirs.desc);
   const double eps = std::is_same_v<T, float> ? 6e-8 : 1.2e-16;
@@ -166,7 +180,7 @@ void check_case(const Case& cs, const BlacsGrid& g, std::mt19937_64& rng) {
     }
   }
   EXPECT_EQ(bad, 0) << "grid " << g.nprow << "x" << g.npcol << " m n k " << cs.m << " " << cs.n << " " << cs.k
-                    << " blocks " << cs.mb << "/" << cs.nb << "/" << cs.kb;
+                    << " blocks " << cs.mb << "/" << cs.nb << "/" << cs.kb << " schedule " << static_cast<int>(schedule);
 }
 
 TEST(Dist, PgemmMatchesFloat64AndScaLAPACKOnEveryGrid) {
@@ -185,8 +199,10 @@ TEST(Dist, PgemmMatchesFloat64AndScaLAPACKOnEveryGrid) {
       cs.b_rsrc %= rows;
       cs.csrc %= cols;
       cs.a_csrc %= cols;
-      check_case<double>(cs, g, rng);
-      check_case<float>(cs, g, rng);
+      for (const Schedule schedule : {Schedule::automatic, Schedule::summa, Schedule::split_k}) {
+        check_case<double>(cs, g, rng, schedule);
+        check_case<float>(cs, g, rng, schedule);
+      }
     }
   }
 }
@@ -204,7 +220,7 @@ struct GeneralCase {
 };
 
 template <class T>
-void check_general(const GeneralCase& cs, const BlacsGrid& g, std::mt19937_64& rng) {
+void check_general(const GeneralCase& cs, const BlacsGrid& g, std::mt19937_64& rng, Schedule schedule) {
   const bool ta = cs.ta != 'N', tb = cs.tb != 'N';
   // Whole matrices, a little larger than the regions so that the offsets matter.
   const int am = cs.ia - 1 + (ta ? cs.k : cs.m) + 2, an = cs.ja - 1 + (ta ? cs.m : cs.k) + 1;
@@ -217,14 +233,12 @@ void check_general(const GeneralCase& cs, const BlacsGrid& g, std::mt19937_64& r
   auto theirs = mine;
   const T alpha = static_cast<T>(cs.alpha), beta = static_cast<T>(cs.beta);
   const char ta_s[2] = {cs.ta, 0}, tb_s[2] = {cs.tb, 0};
+  accelera_pgemm<T>(schedule, ta_s, tb_s, &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &cs.ia, &cs.ja, la.desc,
+                    lb.data.data(), &cs.ib, &cs.jb, lb.desc, &beta, mine.data.data(), &cs.ic, &cs.jc, mine.desc);
   if constexpr (std::is_same_v<T, double>) {
-    accelera_pdgemm(ta_s, tb_s, &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &cs.ia, &cs.ja, la.desc, lb.data.data(),
-                    &cs.ib, &cs.jb, lb.desc, &beta, mine.data.data(), &cs.ic, &cs.jc, mine.desc);
     pdgemm_(ta_s, tb_s, &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &cs.ia, &cs.ja, la.desc, lb.data.data(), &cs.ib,
             &cs.jb, lb.desc, &beta, theirs.data.data(), &cs.ic, &cs.jc, theirs.desc);
   } else {
-    accelera_psgemm(ta_s, tb_s, &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &cs.ia, &cs.ja, la.desc, lb.data.data(),
-                    &cs.ib, &cs.jb, lb.desc, &beta, mine.data.data(), &cs.ic, &cs.jc, mine.desc);
     psgemm_(ta_s, tb_s, &cs.m, &cs.n, &cs.k, &alpha, la.data.data(), &cs.ia, &cs.ja, la.desc, lb.data.data(), &cs.ib,
             &cs.jb, lb.desc, &beta, theirs.data.data(), &cs.ic, &cs.jc, theirs.desc);
   }
@@ -263,7 +277,7 @@ void check_general(const GeneralCase& cs, const BlacsGrid& g, std::mt19937_64& r
   }
   EXPECT_EQ(bad, 0) << "grid " << g.nprow << "x" << g.npcol << " " << cs.ta << cs.tb << " m n k " << cs.m << " "
                     << cs.n << " " << cs.k << " at A(" << cs.ia << "," << cs.ja << ") B(" << cs.ib << "," << cs.jb
-                    << ") C(" << cs.ic << "," << cs.jc << ")";
+                    << ") C(" << cs.ic << "," << cs.jc << ") schedule " << static_cast<int>(schedule);
 }
 
 TEST(Dist, TransposesSubmatricesAndAnyDistributionMatchScaLAPACK) {
@@ -281,8 +295,10 @@ TEST(Dist, TransposesSubmatricesAndAnyDistributionMatchScaLAPACK) {
   for (const auto& [rows, cols] : grid_shapes()) {
     BlacsGrid g(rows, cols);
     for (const GeneralCase& cs : cases) {
-      check_general<double>(cs, g, rng);
-      check_general<float>(cs, g, rng);
+      for (const Schedule schedule : {Schedule::automatic, Schedule::split_k}) {
+        check_general<double>(cs, g, rng, schedule);
+        check_general<float>(cs, g, rng, schedule);
+      }
     }
   }
 }
@@ -505,10 +521,11 @@ TEST(Dist, DistributedMatrixErrorsReachEveryRank) {
   }
 }
 
-// C = A B (alpha 1, beta 0) on the CPU with `options`, returning the stats.
+// C = A B (alpha 1, beta 0) by SUMMA on the CPU with `options`, returning the stats.
 accelera::dist::GemmStats plain_product(int m, int n, int k, const LocalPart<double>& a, const LocalPart<double>& b,
                                         LocalPart<double>& c, accelera::dist::GemmOptions options) {
   options.device = accelera::Device::cpu();
+  options.schedule = Schedule::summa;
   accelera::dist::GemmStats stats;
   accelera::dist::gemm<double>('N', 'N', m, n, k, 1.0, a.data.data(), 1, 1, Descriptor::from_scalapack(a.desc),
                                b.data.data(), 1, 1, Descriptor::from_scalapack(b.desc), 0.0, c.data.data(), 1, 1,
@@ -517,7 +534,8 @@ accelera::dist::GemmStats plain_product(int m, int n, int k, const LocalPart<dou
 }
 
 // Broadcasting the next panel while multiplying this one changes when data moves, not the result: the same
-// bits as without overlap, on every grid, and the stats say which ran.
+// bits as without overlap, on every grid, and the stats say which ran. Left to choose, the ranks of one node
+// multiplying on the CPU do without the helper (Overlap::automatic).
 TEST(Dist, OverlappedBroadcastsGiveTheSameProduct) {
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
@@ -527,19 +545,49 @@ TEST(Dist, OverlappedBroadcastsGiveTheSameProduct) {
   const auto a = random_matrix(m, k, rng), b = random_matrix(k, n, rng);
   for (const auto& [rows, cols] : grid_shapes()) {
     BlacsGrid g(rows, cols);
-    std::vector<double> results[2];
-    for (const bool overlap : {false, true}) {
+    using accelera::dist::Overlap;
+    std::vector<double> results[3];
+    for (const Overlap overlap : {Overlap::never, Overlap::always, Overlap::automatic}) {
       const auto la = distribute<double>(a, m, k, 32, 32, 0, 0, g, 0);
       const auto lb = distribute<double>(b, k, n, 32, 32, 0, 0, g, 0);
       auto lc = distribute<double>(std::vector<double>(static_cast<std::size_t>(m * n), 0.0), m, n, 32, 32, 0, 0, g, 0);
       accelera::dist::GemmOptions options;
       options.overlap = overlap;
       const auto stats = plain_product(m, n, k, la, lb, lc, options);
-      EXPECT_EQ(stats.overlapped, overlap);
+      EXPECT_EQ(stats.overlapped, overlap == Overlap::always);  // mpirun here starts every rank on this node
       EXPECT_EQ(stats.panels, 3);
-      results[overlap] = lc.data;
+      results[static_cast<int>(overlap)] = lc.data;
     }
     EXPECT_EQ(results[0], results[1]) << rows << "x" << cols;
+    EXPECT_EQ(results[0], results[2]) << rows << "x" << cols;
+  }
+}
+
+// Left to choose, ranks on one node run SUMMA even for a skinny C with a long K, which split K would take
+// across nodes (Note [Split K]); forced, split K gives the same product.
+TEST(Dist, OneNodeChoosesSummaAndSplitKAgrees) {
+  std::mt19937_64 rng(11);
+  const int m = 24, n = 16, k = 3000;
+  const auto a = random_matrix(m, k, rng), b = random_matrix(k, n, rng);
+  for (const auto& [rows, cols] : grid_shapes()) {
+    BlacsGrid g(rows, cols);
+    std::vector<double> results[2];
+    for (const Schedule schedule : {Schedule::automatic, Schedule::split_k}) {
+      const auto la = distribute<double>(a, m, k, 8, 32, 0, 0, g, 0);
+      const auto lb = distribute<double>(b, k, n, 32, 8, 0, 0, g, 0);
+      auto lc = distribute<double>(std::vector<double>(static_cast<std::size_t>(m * n), 0.0), m, n, 8, 8, 0, 0, g, 0);
+      accelera::dist::GemmOptions options;
+      options.device = accelera::Device::cpu();
+      options.schedule = schedule;
+      accelera::dist::GemmStats stats;
+      accelera::dist::gemm<double>('N', 'N', m, n, k, 1.0, la.data.data(), 1, 1, Descriptor::from_scalapack(la.desc),
+                                   lb.data.data(), 1, 1, Descriptor::from_scalapack(lb.desc), 0.0, lc.data.data(), 1,
+                                   1, Descriptor::from_scalapack(lc.desc), options, &stats);
+      EXPECT_EQ(stats.schedule, schedule == Schedule::automatic ? "summa" : "split_k");
+      results[schedule == Schedule::split_k] = lc.data;
+    }
+    for (std::size_t i = 0; i < results[0].size(); ++i)
+      ASSERT_NEAR(results[0][i], results[1][i], 1e-12 * k) << i << " on " << rows << "x" << cols;
   }
 }
 

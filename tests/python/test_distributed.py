@@ -48,11 +48,22 @@ CHILD = textwrap.dedent("""
                 assert A.local.shape == mine.shape and np.array_equal(A.local, mine), (A.local, mine)
                 assert A.descriptor[2:6] == (m, k, mb, kb)
                 overlap = dtype == "float64"  # float32 runs without, so both paths run on every grid
-                C = A.matmul(B, overlap=overlap)
+                C = A.matmul(B, overlap=overlap, schedule="summa")
                 # mpi4py initialises MPI_THREAD_MULTIPLE: overlap runs wherever there are two panels or more.
                 stats = C.last_stats
                 assert stats["overlapped"] == (overlap and stats["panels"] > 1), stats
                 report["overlapped"] = report.get("overlapped", 0) + stats["overlapped"]
+                # By default the helper runs where it can pay: a GPU, or ranks on several nodes (not here).
+                auto = A.matmul(B, schedule="summa").last_stats
+                assert auto["overlapped"] == (auto["device"] != "cpu" and auto["panels"] > 1), auto
+                # Split K gives the same product; left to choose, this shape takes whichever the model says.
+                S = A.matmul(B, schedule="split_k")
+                assert S.last_stats["schedule"] == ("split_k" if 0 not in (m, n, k) else "summa"), S.last_stats
+                assert A.matmul(B).last_stats["schedule"] in ("summa", "split_k")
+                s = S.gather(root=root)
+                if grid.rank == root:
+                    assert np.all(np.abs(s - a.astype(np.float64) @ b.astype(np.float64)) <= tol * (
+                        np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64) + 1))
                 c = C.gather(root=root)
                 if grid.rank == root:
                     ref = a.astype(np.float64) @ b.astype(np.float64)
@@ -90,6 +101,8 @@ CHILD = textwrap.dedent("""
     report["mixed_blocks"] = {"redistributed": mixed.last_stats["redistributed"],
                               "right": bool(grid.rank != 0 or np.array_equal(product, x @ y))}
     report["errors"]["dtype"] = error_of(lambda: A @ dist.DistributedMatrix.zeros((8, 8), grid, 4, "float32"))
+    report["errors"]["overlap"] = error_of(lambda: A.matmul(A, overlap="yes"))
+    report["errors"]["schedule"] = error_of(lambda: A.matmul(A, schedule="cannon"))
     report["errors"]["grid"] = error_of(lambda: dist.ProcessGrid(comm, (size + 1, 1)))
     reports = comm.gather(report)
     if comm.Get_rank() == 0:
@@ -134,6 +147,8 @@ def test_distributed_matrices_under_mpirun(ranks, tmp_path):
         e = r["errors"]
         assert e["no_array"] == "ArgumentError: scatter: the root (rank 0) has no array"
         assert e["three_d"].startswith("ShapeError: scatter: a distributed matrix is 2-D")
+        assert e["overlap"] == "ArgumentError: overlap must be True, False or None, got 'yes'"
+        assert e["schedule"] == "ArgumentError: schedule must be 'summa', 'split_k' or None, got 'cannon'"
         assert e["ints"].startswith("DTypeError: scatter: distributed matrices are float64 or float32")
         assert e["shapes"] == "ShapeError: matmul: A is 8 x 8 but B is 7 x 8"
         assert r["mixed_blocks"] == {"redistributed": True, "right": True}, r["mixed_blocks"]

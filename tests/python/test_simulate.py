@@ -116,6 +116,29 @@ def test_summa_overlap_hides_offloaded_broadcasts_only():
     assert sim.simulate_summa(*args, shared)["seconds"] == pytest.approx(serial["seconds"])
 
 
+def test_split_k_on_one_process_is_the_product_and_pays_only_for_skinny_products():
+    device = cpu_like(memory=1 << 34)
+    network = sim.NetworkModel(bandwidth=2.3e10, latency=3e-6)
+    alone = sim.simulate_split_k(256, 256, 65536, "float32", 1, 1, device, network)
+    assert alone["exchange_seconds"] == 0 and alone["reduce_seconds"] == 0 and alone["share"] == 65536
+    assert alone["seconds"] == pytest.approx(device.gemm["float32"].seconds(256, 256, 65536))
+    # A skinny C with a long K on 64 ranks: split K moves far less than SUMMA's panels (Note [Split K]).
+    skinny = (1024, 1024, 1 << 22, "float32", 8, 8, device, network)
+    split, summa = sim.simulate_split_k(*skinny), sim.simulate_summa(*skinny, overlap=False)
+    assert split["exchange_seconds"] + split["reduce_seconds"] < 0.05 * summa["broadcast_seconds"]
+    assert split["seconds"] < 0.6 * summa["seconds"]
+    # A square product: each rank's partial C would be the whole C; SUMMA wins.
+    square = (16384, 16384, 16384, "float32", 8, 8, device, network)
+    assert sim.simulate_summa(*square, overlap=False)["seconds"] < sim.simulate_split_k(*square)["seconds"]
+
+
+def test_summa_panels_widen_for_a_small_local_c_as_the_library_chooses():
+    assert sim._panel_width(2048, 2048, 8192) == 512   # 2 Mi elements over both panels' rows
+    assert sim._panel_width(128, 128, 65536) == 8192   # capped at 2 Mi elements
+    assert sim._panel_width(64, 64, 700) == 256        # at least 256
+    assert sim._panel_width(40, 24, 4000) == 1000      # no wider than a quarter of K
+
+
 def test_local_extents_add_up_and_the_first_process_holds_the_most():
     for n in range(0, 50):
         for nb in (1, 3, 8):
