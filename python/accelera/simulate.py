@@ -313,9 +313,11 @@ def simulate_split_k(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int,
     kp = _local_extent(k, block, 0, p)
     a_bytes, b_bytes, c_bytes = m * kp * e, kp * n * e, m * n * e
     exchange = 0.0
-    if p > 1:
-        received = a_bytes * (1 - 1 / nprow) + b_bytes * (1 - 1 / p)
-        exchange = 2 * (p - 1) * network.latency + received / network.bandwidth + 2 * (a_bytes + b_bytes) / device.pack
+    # The library uses A in place on one process row and B on one process column (blocks line up here).
+    moved = [(a_bytes, 1 - 1 / nprow)] if nprow > 1 else []
+    moved += [(b_bytes, 1 - 1 / p)] if npcol > 1 else []
+    for nbytes, fraction in moved:
+        exchange += (p - 1) * network.latency + nbytes * fraction / network.bandwidth + 2 * nbytes / device.pack
     compute = gemm.seconds(m, n, kp, share)
     if device.has_bus:
         compute += (a_bytes + b_bytes) / device.upload + c_bytes / device.download + 3 * device.latency

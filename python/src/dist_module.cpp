@@ -87,7 +87,11 @@ void bind_matrix(nb::module_& m, const char* name) {
             accelera::dist::GemmOptions options;
             if (device) options.device = accelera::Device::parse(*device);
             using accelera::dist::Schedule;
-            if (schedule) options.schedule = *schedule == "summa" ? Schedule::summa : Schedule::split_k;
+            if (schedule) {
+              if (*schedule != "summa" && *schedule != "split_k")
+                throw accelera::ValueError("schedule must be 'summa' or 'split_k', got '" + *schedule + "'");
+              options.schedule = *schedule == "summa" ? Schedule::summa : Schedule::split_k;
+            }
             using accelera::dist::Overlap;
             options.overlap = !overlap ? Overlap::automatic : *overlap ? Overlap::always : Overlap::never;
             accelera::dist::GemmStats stats;

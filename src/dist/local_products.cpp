@@ -48,7 +48,7 @@ bool overlap_pays(const ProcessGrid& g, const Device& device) {
   return pays != 0;
 }
 
-LocalProducts::LocalProducts(Tensor c, const Device& device, std::int64_t panel_bytes, GemmStats& stats)
+LocalProducts::LocalProducts(Tensor c, const Device& device, std::int64_t panel_bytes, bool read_c, GemmStats& stats)
     : m_c(std::move(c)), m_device(device) {
   stats.device = device.str();
   const Tensor ct = m_c.T();
@@ -57,7 +57,7 @@ LocalProducts::LocalProducts(Tensor c, const Device& device, std::int64_t panel_
   const MemoryStats mem = allocator_for(device).stats();
   const std::int64_t room = mem.budget_bytes - mem.current_bytes;
   if (static_cast<std::int64_t>(m_work.nbytes()) + 2 * panel_bytes <= room) {
-    m_resident = m_work.to(device);
+    m_resident = read_c ? m_work.to(device) : Tensor::empty(m_work.shape(), m_work.dtype(), device);
     stats.c_resident = true;
   }
 }

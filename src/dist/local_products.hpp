@@ -28,10 +28,10 @@ bool overlap_pays(const ProcessGrid& g, const Device& device);
 // then one BLAS call with no copy of C. Otherwise C^T is copied in once and out once. Elsewhere than the CPU,
 // C stays on the device across panels when it fits the device's budget beside two panels of `panel_bytes`
 // (one download at the end), else each panel's product goes through the out-of-core engine and is added on
-// the host.
+// the host. `read_c` false: the first add overwrites C, so C's values are not uploaded.
 class LocalProducts {
  public:
-  LocalProducts(Tensor c, const Device& device, std::int64_t panel_bytes, GemmStats& stats);
+  LocalProducts(Tensor c, const Device& device, std::int64_t panel_bytes, bool read_c, GemmStats& stats);
   // C += A_panel B_panel (C = A_panel B_panel when `accumulate` is false), as C^T += B_panel^T A_panel^T,
   // given the transposes (row-major).
   void add(const Tensor& at, const Tensor& bt, bool accumulate);

@@ -155,13 +155,23 @@ void redistribute(const ProcessGrid& from, const ProcessGrid& to, std::int64_t r
                "redistribute");
   std::vector<int> recv_counts(static_cast<std::size_t>(ranks)), recv_displs(static_cast<std::size_t>(ranks), 0);
   check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, from.comm), "MPI_Alltoall");
-  std::int64_t total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    recv_displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
-    total += recv_counts[static_cast<std::size_t>(r)];
-  }
+  // What this rank receives must fit MPI's int displacements too (uneven shares can make it more than any
+  // rank sends), and its buffer must be there: both agreed on before the exchange.
   Tensor received_storage;
-  T* const received = host_buffer<T>(received_storage, total);
+  T* received = nullptr;
+  agree<Error>(from.comm, failure_of([&] {
+                 std::int64_t total = 0;
+                 for (int r = 0; r < ranks; ++r) total += recv_counts[static_cast<std::size_t>(r)];
+                 ACC_CHECK(total <= INT_MAX, NotSupportedError,
+                           "redistributing {} elements to one rank is beyond MPI's int counts", total);
+                 total = 0;
+                 for (int r = 0; r < ranks; ++r) {
+                   recv_displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
+                   total += recv_counts[static_cast<std::size_t>(r)];
+                 }
+                 received = host_buffer<T>(received_storage, total);
+               }),
+               "redistribute");
   check_mpi(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), element_type<T>(), received,
                           recv_counts.data(), recv_displs.data(), element_type<T>(), from.comm),
             "MPI_Alltoallv");

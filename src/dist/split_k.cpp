@@ -33,7 +33,9 @@ Traffic traffic(const ProcessGrid& g, std::int64_t m, std::int64_t n, std::int64
   Traffic t;
   t.summa = md / rows * kd * (1 - 1 / cols) + kd * nd / cols * (1 - 1 / rows);
   // A's share: its rows from the other process rows; B's share from anywhere (nothing on one process
-  // column, where it is used in place); the partials' sum.
+  // column, where it is used in place); the partials' sum. Approximate where A is transposed (its K is then
+  // dealt over process rows) or B's blocks do not line up with A's (B is then exchanged on one process
+  // column too): the choice is a model's, and every rank makes the same one.
   t.split_k = md * kd / p * (1 - 1 / rows) + (g.npcol == 1 ? 0.0 : kd * nd / p * (1 - 1 / p)) + md * nd * (1 - 1 / p);
   return t;
 }
@@ -99,7 +101,8 @@ void gemm_split_k(const ProcessGrid& g, bool ta, bool tb, int m, int n, int k, T
                  const Tensor bt = Tensor::from_blob(const_cast<T*>(b_share), Shape({n, share}), {ldb, 1}, dtype_of<T>(),
                                                      Device::cpu(), [] {});
                  LocalProducts products(product, device,
-                                        (std::int64_t{m} + n) * share * static_cast<std::int64_t>(sizeof(T)), stats);
+                                        (std::int64_t{m} + n) * share * static_cast<std::int64_t>(sizeof(T)),
+                                        /*read_c=*/false, stats);
                  products.add(at, bt, /*accumulate=*/false);
                  products.finish();
                }),

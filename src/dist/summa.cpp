@@ -141,8 +141,11 @@ class Summa {
     m_group = std::max<std::int64_t>(1, panel_width / kb);
     const std::int64_t groups = (blocks + m_group - 1) / m_group;
     const std::int64_t width_max = std::min<std::int64_t>(m_k, m_group * kb);
+    // MPI lets processes run at different thread levels; a rank that overlapped while another did not would
+    // call its collectives in another order, so the level is agreed on (the lowest).
     int level = MPI_THREAD_SINGLE;
     check_mpi(MPI_Query_thread(&level), "MPI_Query_thread");
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &level, 1, MPI_INT, MPI_MIN, m_g.comm), "MPI_Allreduce");
     overlap = overlap && groups > 1 && level >= MPI_THREAD_SERIALIZED;
     m_stats.overlapped = overlap;
     // A failure on one rank (memory, its device) must stop every rank, or the others would wait in a
@@ -156,7 +159,7 @@ class Summa {
                    // The second set only for the overlapped broadcasts; buffers are written before they are read.
                    for (int i = 0; i < (overlap ? 2 : 1); ++i) panels[i].allocate(m_mloc, m_nloc, width_max, kb, m_group);
                    products.emplace(m_c, device, (m_mloc + m_nloc) * width_max * static_cast<std::int64_t>(sizeof(T)),
-                                    m_stats);
+                                    /*read_c=*/!m_overwrite, m_stats);
                  }),
                  "gemm");
     MPI_Comm row = split(m_g.myrow, m_g.mycol), col = split(m_g.mycol, m_g.myrow);
@@ -368,18 +371,17 @@ void gemm_redistributed(const ProcessGrid& g, bool ta, bool tb, int m, int n, in
     return out;
   };
   Lined a2, b2, c2;
-  if (!a_as_is) {
-    a2 = lined(m, k, dc.mb, kb, dc.rsrc, 0);
-    redistribute(g, m, k, a, ia, ja, desca, ta, a2.get(), 1, 1, a2.d);
-  }
-  if (!b_as_is) {
-    b2 = lined(k, n, kb, dc.nb, 0, dc.csrc);
-    redistribute(g, k, n, b, ib, jb, descb, tb, b2.get(), 1, 1, b2.d);
-  }
-  if (!c_in_place) {
-    c2 = lined(m, n, dc.mb, dc.nb, dc.rsrc, dc.csrc);
-    redistribute(g, m, n, c, ic, jc, descc, false, c2.get(), 1, 1, c2.d);
-  }
+  // Allocated on every rank before any copy, and agreed on: a rank out of memory must not leave the others
+  // waiting in the exchange.
+  agree<Error>(g.comm, failure_of([&] {
+                 if (!a_as_is) a2 = lined(m, k, dc.mb, kb, dc.rsrc, 0);
+                 if (!b_as_is) b2 = lined(k, n, kb, dc.nb, 0, dc.csrc);
+                 if (!c_in_place) c2 = lined(m, n, dc.mb, dc.nb, dc.rsrc, dc.csrc);
+               }),
+               "gemm");
+  if (!a_as_is) redistribute(g, m, k, a, ia, ja, desca, ta, a2.get(), 1, 1, a2.d);
+  if (!b_as_is) redistribute(g, k, n, b, ib, jb, descb, tb, b2.get(), 1, 1, b2.d);
+  if (!c_in_place) redistribute(g, m, n, c, ic, jc, descc, false, c2.get(), 1, 1, c2.d);
   const double copied = since(start);
   GemmStats local;
   gemm(g, 'N', 'N', m, n, k, alpha, a_as_is ? a : a2.get(), 1, 1, a_as_is ? desca : a2.d, b_as_is ? b : b2.get(), 1,

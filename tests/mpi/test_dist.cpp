@@ -390,7 +390,11 @@ TEST(Dist, EachRankComputesOnTheDeviceAsked) {
       for (int i = 0; i < m; ++i) want[static_cast<std::size_t>(j * m + i)] += a[p * m + i] * b[j * k + p];
   const auto shapes = grid_shapes();
   BlacsGrid g(shapes.back().first, shapes.back().second);
-  for (const std::string& name : devices) {
+  // Every device, each schedule.
+  std::vector<std::pair<std::string, Schedule>> runs;
+  for (const std::string& name : devices)
+    for (const Schedule schedule : {Schedule::summa, Schedule::split_k}) runs.emplace_back(name, schedule);
+  for (const auto& [name, schedule] : runs) {
     for (const bool resident : {true, false}) {
       const accelera::Device device = accelera::Device::parse(name);
       if (!resident && device.is_cpu()) continue;
@@ -398,13 +402,21 @@ TEST(Dist, EachRankComputesOnTheDeviceAsked) {
       if (!resident) accelera::set_memory_budget(device, 4096);
       const auto la = distribute<double>(a, m, k, 5, 6, 0, 0, g, 0);
       const auto lb = distribute<double>(b, k, n, 6, 7, 0, 0, g, 0);
-      auto lc = distribute<double>(std::vector<double>(static_cast<std::size_t>(m * n), 0.0), m, n, 5, 7, 0, 0, g, 0);
+      // NaNs that beta = 0 must not read; then beta = 1 must read C as the host has it (the first product plus
+      // one: a device that kept the first product would miss the one).
+      auto lc = distribute<double>(std::vector<double>(static_cast<std::size_t>(m * n), std::nan("")), m, n, 5, 7, 0, 0,
+                                   g, 0);
       accelera::dist::GemmStats stats;
       accelera::dist::GemmOptions options;
       options.device = device;
-      accelera::dist::gemm<double>('N', 'N', m, n, k, 1.0, la.data.data(), 1, 1, Descriptor::from_scalapack(la.desc),
-                                   lb.data.data(), 1, 1, Descriptor::from_scalapack(lb.desc), 0.0, lc.data.data(), 1,
-                                   1, Descriptor::from_scalapack(lc.desc), options, &stats);
+      options.schedule = schedule;
+      for (const double beta : {0.0, 1.0}) {
+        accelera::dist::gemm<double>('N', 'N', m, n, k, 0.5, la.data.data(), 1, 1, Descriptor::from_scalapack(la.desc),
+                                     lb.data.data(), 1, 1, Descriptor::from_scalapack(lb.desc), beta, lc.data.data(),
+                                     1, 1, Descriptor::from_scalapack(lc.desc), options, &stats);
+        if (beta == 0.0)
+          for (double& x : lc.data) x += 1.0;
+      }
       if (!resident) accelera::set_memory_budget(device, accelera::device_interface(device).device_info(0).total_memory);
       EXPECT_EQ(stats.device, name);
       EXPECT_EQ(stats.c_resident, resident && !device.is_cpu()) << name;
@@ -413,9 +425,9 @@ TEST(Dist, EachRankComputesOnTheDeviceAsked) {
       for (std::int64_t j = 0; j < lc.cols; ++j)
         for (std::int64_t i = 0; i < lc.rows; ++i) {
           const auto gi = global_index(i, 5, g.myrow, 0, g.nprow), gj = global_index(j, 7, g.mycol, 0, g.npcol);
-          ASSERT_NEAR(lc.data[static_cast<std::size_t>(j * lld + i)], want[static_cast<std::size_t>(gj * m + gi)],
+          ASSERT_NEAR(lc.data[static_cast<std::size_t>(j * lld + i)], want[static_cast<std::size_t>(gj * m + gi)] + 1.0,
                       1e-12)
-              << name << (resident ? " resident" : " streamed");
+              << name << (resident ? " resident" : " streamed") << " schedule " << static_cast<int>(schedule);
         }
     }
   }
