@@ -1,6 +1,7 @@
 // Where a rank computes and how it adds products into its local C: dist/local_products.hpp.
 #include "dist/local_products.hpp"
 
+#include <utility>
 #include <vector>
 
 #include "accelera/core/allocator.hpp"
@@ -16,13 +17,25 @@ Tensor column_major(void* data, std::int64_t rows, std::int64_t cols, std::int64
   return Tensor::from_blob(data, Shape({rows, cols}), {1, ld}, dtype, Device::cpu(), [] {});
 }
 
-Device rank_device(const ProcessGrid& g) {
-  // Collective over the grid whatever each node holds, so that no rank is left waiting.
+namespace {
+
+// This process's rank among the grid's processes on its node (shared-memory domain), and how many there are.
+// Collective over the grid.
+std::pair<int, int> node_place(const ProcessGrid& g) {
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split_type(g.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   const auto owner = owned_comm(node);
-  int local = 0;
-  check_mpi(MPI_Comm_rank(node, &local), "MPI_Comm_rank");
+  int rank = 0, size = 0;
+  check_mpi(MPI_Comm_rank(node, &rank), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(node, &size), "MPI_Comm_size");
+  return {rank, size};
+}
+
+}  // namespace
+
+Device rank_device(const ProcessGrid& g) {
+  // Collective over the grid whatever each node holds, so that no rank is left waiting.
+  const int local = node_place(g).first;
   std::vector<Device> gpus;
   for (const DeviceInfo& info : devices()) {
     if (info.is_accelerator) gpus.push_back(info.device);
@@ -32,14 +45,10 @@ Device rank_device(const ProcessGrid& g) {
 }
 
 bool spans_nodes(const ProcessGrid& g) {
-  MPI_Comm node = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(g.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  const auto owner = owned_comm(node);
-  int node_size = 0, grid_size = 0;
-  check_mpi(MPI_Comm_size(node, &node_size), "MPI_Comm_size");
+  int grid_size = 0;
   check_mpi(MPI_Comm_size(g.comm, &grid_size), "MPI_Comm_size");
   // No node holds every process exactly when some process is elsewhere: every rank sees the same answer.
-  return node_size < grid_size;
+  return node_place(g).second < grid_size;
 }
 
 bool overlap_pays(const ProcessGrid& g, const Device& device) {

@@ -13,11 +13,6 @@ namespace accelera::dist {
 
 namespace {
 
-template <class T>
-MPI_Datatype mpi_type() {
-  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-}
-
 int grid_size(const ProcessGrid& g) { return g.nprow * g.npcol; }
 int grid_rank(const ProcessGrid& g) { return g.myrow * g.npcol + g.mycol; }
 

@@ -5,11 +5,19 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "accelera/core/error.hpp"
 #include "accelera/dist.hpp"
 
 namespace accelera::dist {
+
+// MPI's datatype for the element types accelera::dist multiplies.
+template <class T>
+MPI_Datatype mpi_type() {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>, "dist computes float32 and float64");
+  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
+}
 
 // Throws Error naming the call and MPI's own message for anything but MPI_SUCCESS.
 inline void check_mpi(int status, const char* what) {

@@ -13,11 +13,6 @@ namespace accelera::dist {
 
 namespace {
 
-template <class T>
-MPI_Datatype element_type() {
-  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-}
-
 // The process row (or column) holding global row (column) `global` of blocks of nb dealt from process src.
 int owner(std::int64_t global, std::int64_t nb, int src, int nprocs) {
   return static_cast<int>((global / nb + src) % nprocs);
@@ -172,8 +167,8 @@ void redistribute(const ProcessGrid& from, const ProcessGrid& to, std::int64_t r
                  received = host_buffer<T>(received_storage, total);
                }),
                "redistribute");
-  check_mpi(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), element_type<T>(), received,
-                          recv_counts.data(), recv_displs.data(), element_type<T>(), from.comm),
+  check_mpi(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), mpi_type<T>(), received,
+                          recv_counts.data(), recv_displs.data(), mpi_type<T>(), from.comm),
             "MPI_Alltoallv");
   // The destination's local elements from each source, in column-major order: the source's block as sent.
   const auto my_rows = local_span(dd.m, dd.mb, to.myrow, dd.rsrc, to.nprow, di - 1, rows);

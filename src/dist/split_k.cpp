@@ -20,11 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-template <class T>
-MPI_Datatype mpi_type() {
-  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-}
-
 }  // namespace
 
 Traffic traffic(const ProcessGrid& g, std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -53,16 +53,6 @@ constexpr std::int64_t kPanelWidth = 256;
 // Elements of one panel's A and B parts together (16 MiB in float64), for the widest panels.
 constexpr std::int64_t kPanelElements = std::int64_t{1} << 21;
 
-template <class T>
-MPI_Datatype mpi_type();
-template <>
-MPI_Datatype mpi_type<double>() {
-  return MPI_DOUBLE;
-}
-template <>
-MPI_Datatype mpi_type<float>() {
-  return MPI_FLOAT;
-}
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
