@@ -158,14 +158,22 @@ int main(int argc, char** argv) {
       const std::string name = argv[++i];
       g_schedule = name == "summa" ? accelera::dist::Schedule::summa : accelera::dist::Schedule::split_k;
       if (name != "summa" && name != "split_k") {
-        std::fprintf(stderr, "--schedule takes summa or split_k, got %s\n", name.c_str());
+        if (rank == 0) std::fprintf(stderr, "--schedule takes summa or split_k, got %s\n", name.c_str());
+        MPI_Finalize();
         return 2;
       }
-    } else if (std::sscanf(arg.c_str(), "%dx%dx%d", &s.m, &s.n, &s.k) == 3) {
+    } else if (std::sscanf(arg.c_str(), "%dx%dx%d", &s.m, &s.n, &s.k) == 3 && s.m > 0 && s.n > 0 && s.k > 0) {
       shapes.push_back(s);
-    } else {
-      const int n = std::atoi(arg.c_str());
+    } else if (const int n = std::atoi(arg.c_str()); n > 0 && arg.find_first_not_of("0123456789") == std::string::npos) {
       shapes.push_back({n, n, n});
+    } else {
+      if (rank == 0)
+        std::fprintf(stderr,
+                     "usage: accelera_dist_bench [--transpose-a] [--schedule summa|split_k] [n | MxNxK ...]; "
+                     "got '%s'\n",
+                     arg.c_str());
+      MPI_Finalize();
+      return 2;
     }
   }
   if (shapes.empty()) shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};

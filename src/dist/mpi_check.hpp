@@ -76,4 +76,18 @@ inline std::shared_ptr<void> owned_comm(MPI_Comm comm) {
   });
 }
 
+// `count` runs of `run` elements of T, `stride` elements apart, committed; freed when the last copy goes.
+template <class T>
+std::shared_ptr<MPI_Datatype> committed_vector(int count, int run, int stride) {
+  auto type = std::shared_ptr<MPI_Datatype>(new MPI_Datatype(MPI_DATATYPE_NULL), [](MPI_Datatype* t) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && *t != MPI_DATATYPE_NULL) MPI_Type_free(t);
+    delete t;
+  });
+  check_mpi(MPI_Type_vector(count, run, stride, mpi_type<T>(), type.get()), "MPI_Type_vector");
+  check_mpi(MPI_Type_commit(type.get()), "MPI_Type_commit");
+  return type;
+}
+
 }  // namespace accelera::dist

@@ -147,7 +147,7 @@ class Summa {
     std::optional<LocalProducts> products;
     agree<Error>(m_g.comm, failure_of([&] {
                    // The second set only for the overlapped broadcasts; buffers are written before they are read.
-                   for (int i = 0; i < (overlap ? 2 : 1); ++i) panels[i].allocate(m_mloc, m_nloc, width_max, kb, m_group);
+                   for (int i = 0; i < (overlap ? 2 : 1); ++i) panels[i].allocate(m_mloc, m_nloc, width_max);
                    products.emplace(m_c, device, (m_mloc + m_nloc) * width_max * static_cast<std::int64_t>(sizeof(T)),
                                     /*read_c=*/!m_overwrite, m_stats);
                  }),
@@ -188,18 +188,17 @@ class Summa {
  private:
   // One K panel: A^T (width x mloc row-major, which is A's mloc x width column-major) and B^T (nloc x width
   // row-major), each in the panel's buffer or a view of the local operand (rows `*_stride` apart). A block of
-  // B arrives as stored (w x nloc, column-major), which is B^T's layout when the panel is that one block;
-  // otherwise it lands in b_block and is unpacked into B^T's columns.
+  // B is stored w x nloc column-major, which is B^T's layout when the panel is that one block; otherwise it
+  // is broadcast as a strided type straight into its w columns of B^T, so nothing is unpacked afterwards.
   struct Panel {
-    Tensor a_storage, bt_storage, b_block_storage;  // own the buffers (dist/workspace.hpp)
-    T *a_buffer = nullptr, *bt_buffer = nullptr, *b_block = nullptr;
+    Tensor a_storage, bt_storage;  // own the buffers (dist/workspace.hpp)
+    T *a_buffer = nullptr, *bt_buffer = nullptr;
     const T *at = nullptr, *bt = nullptr;  // what is multiplied: the buffers or views of the local operands
     std::int64_t width = 0, at_stride = 0, bt_stride = 0;
 
-    void allocate(std::int64_t mloc, std::int64_t nloc, std::int64_t width_max, std::int64_t kb, std::int64_t group) {
+    void allocate(std::int64_t mloc, std::int64_t nloc, std::int64_t width_max) {
       a_buffer = host_buffer<T>(a_storage, mloc * width_max);
       bt_buffer = host_buffer<T>(bt_storage, width_max * nloc);
-      if (group > 1) b_block = host_buffer<T>(b_block_storage, std::min(kb, width_max) * nloc);
     }
   };
 
@@ -228,15 +227,7 @@ class Summa {
     for (std::int64_t blk = first; blk < last; ++blk) {
       const std::int64_t w = std::min(kb, m_k - blk * kb);
       if (!m_a_in_place) broadcast_a_block(blk, w, p.a_buffer + m_mloc * offset, row);
-      if (!m_b_in_place) {
-        if (w == p.width) {
-          broadcast_b_block(blk, w, p.bt_buffer, col);
-        } else {
-          broadcast_b_block(blk, w, p.b_block, col);
-          for (std::int64_t j = 0; j < m_nloc; ++j)
-            std::copy_n(p.b_block + j * w, w, p.bt_buffer + j * p.width + offset);
-        }
-      }
+      if (!m_b_in_place) broadcast_b_block(blk, w, p.bt_buffer + offset, p.width, col);
       offset += w;
     }
   }
@@ -264,15 +255,27 @@ class Summa {
     broadcast(dst, m_mloc * w, owner, row);
   }
 
-  // Global K block `blk` of B (w rows, as stored: w x nloc column-major) from its process row down the
-  // whole column.
-  void broadcast_b_block(std::int64_t blk, std::int64_t w, T* dst, MPI_Comm col) {
+  // Global K block `blk` of B (w rows) from its process row down the whole column, into B^T's columns
+  // [offset, offset + w) of a panel `width` wide (`dst` points at column `offset` of row 0): w x nloc
+  // column-major, the block as stored, when it is the whole panel; otherwise one w-run per local column of B,
+  // `width` apart, described to MPI as a vector type so that it lands in place.
+  void broadcast_b_block(std::int64_t blk, std::int64_t w, T* dst, std::int64_t width, MPI_Comm col) {
     const int owner = static_cast<int>((blk + m_db.rsrc) % m_g.nprow);
     if (m_g.myrow == owner) {
       const std::int64_t row0 = (blk / m_g.nprow) * m_db.mb;
-      for (std::int64_t j = 0; j < m_nloc; ++j) std::copy_n(m_b + j * m_db.lld + row0, w, dst + j * w);
+      for (std::int64_t j = 0; j < m_nloc; ++j) std::copy_n(m_b + j * m_db.lld + row0, w, dst + j * width);
     }
-    broadcast(dst, w * m_nloc, owner, col);
+    if (w == width || m_nloc <= 1) {
+      broadcast(dst, w * m_nloc, owner, col);
+      return;
+    }
+    ACC_ASSERT(m_nloc <= INT_MAX && width <= INT_MAX, "local extents come from int descriptors");
+    const auto columns =
+        committed_vector<T>(static_cast<int>(m_nloc), static_cast<int>(w), static_cast<int>(width));
+    const auto start = Clock::now();
+    check_mpi(MPI_Bcast(dst, 1, *columns, owner, col), "MPI_Bcast");
+    m_stats.broadcast_seconds += since(start);
+    m_stats.bytes_broadcast += w * m_nloc * static_cast<std::int64_t>(sizeof(T));
   }
 
   void broadcast(T* data, std::int64_t count, int root, MPI_Comm comm) {
