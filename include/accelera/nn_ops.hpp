@@ -162,9 +162,12 @@ ACC_API GruCellGrads gru_cell_backward(const Tensor& grad_h, const Tensor& act, 
 // `accelera info --ops`): x (length, batch, input), the initial states h0 and c0 (batch, hidden), PyTorch's
 // weights w_ih (4 hidden, input) and w_hh (4 hidden, hidden) in the gate order i, f, g, o, and one bias
 // (4 hidden; b_ih + b_hh) or none. `reverse` runs from the last step to the first. Returns the hidden state
-// after every step, the states after the last one, and the workspace lstm_sequence_backward reads.
+// after every step, the states after the last one, and the workspace lstm_sequence_backward reads. hs and c_last
+// are the two parts of one (length + 1, batch, hidden) tensor, `hs_and_c_last`, so that an autograd node whose
+// output is both (the layer's, in accelera::nn and accelera.nn) needs no concatenation.
 struct LstmSequenceResult {
   Tensor hs, h_last, c_last, workspace;
+  Tensor hs_and_c_last;  // hs then c_last; undefined in a result put together from its parts
 };
 ACC_API LstmSequenceResult lstm_sequence(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
                                          const Tensor& w_hh, const Tensor& bias, bool reverse = false);

@@ -215,6 +215,16 @@ void bind_nn(nb::module_& m) {
       },
       nb::arg("x"), nb::arg("h0"), nb::arg("c0"), nb::arg("w_ih"), nb::arg("w_hh"), nb::arg("bias").none(),
       nb::arg("reverse"), release);
+  // accelera.nn's LSTM: the same, with the (length + 1, batch, hidden) tensor that hs and c_last are parts of.
+  m.def(
+      "_lstm_sequence_packed",
+      [](const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih, const Tensor& w_hh,
+         const OptTensor& bias, bool reverse) {
+        auto r = lstm_sequence(x, h0, c0, w_ih, w_hh, bias.value_or(Tensor()), reverse);
+        return std::make_tuple(r.hs_and_c_last, r.hs, r.h_last, r.c_last, r.workspace);
+      },
+      nb::arg("x"), nb::arg("h0"), nb::arg("c0"), nb::arg("w_ih"), nb::arg("w_hh"), nb::arg("bias").none(),
+      nb::arg("reverse"), release);
   m.def(
       "lstm_sequence_backward",
       [](const Tensor& grad_hs, const Tensor& grad_c_last, const Tensor& x, const Tensor& h0, const Tensor& c0,

@@ -138,7 +138,7 @@ Variable lstm_direction(const Variable& x, const Variable& h0, const Variable& c
   if (supports(x.device(), "lstm_sequence", x.dtype())) {  // the whole loop, both ways, in one kernel each
     const Tensor bias = !in.b_hh.defined() ? in.b_ih : (!in.b_ih.defined() ? in.b_hh : add(in.b_ih, in.b_hh));
     LstmSequenceResult f = lstm_sequence(in.x, h0.value(), c0.value(), in.w_ih, in.w_hh, bias, reverse);
-    return Variable::from_op("lstm", join({f.hs, f.c_last.unsqueeze(0)}, 0), recorded,
+    return Variable::from_op("lstm", f.hs_and_c_last, recorded,
                              [in, h0v = h0.value(), c0v = c0.value(), bias, reverse, f, length](const Tensor& g) {
                                LstmSequenceGrads d = lstm_sequence_backward(
                                    g.slice(0, 0, length).contiguous(), g.select(0, length).contiguous(), in.x, h0v, c0v,

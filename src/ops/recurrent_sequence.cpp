@@ -77,9 +77,10 @@ LstmSequenceResult lstm_sequence(const Tensor& x, const Tensor& h0, const Tensor
   const auto kernel = kernel_for(op::lstm_sequence, x.device(), x.dtype());
   const Device& d = x.device();
   LstmSequenceResult r;
-  r.hs = Tensor::empty(Shape{s.length, s.batch, s.hidden}, x.dtype(), d);
+  r.hs_and_c_last = Tensor::empty(Shape{s.length + 1, s.batch, s.hidden}, x.dtype(), d);
+  r.hs = r.hs_and_c_last.slice(0, 0, s.length);
+  r.c_last = r.hs_and_c_last.select(0, s.length);
   r.h_last = Tensor::empty(h0.shape(), x.dtype(), d);
-  r.c_last = Tensor::empty(c0.shape(), x.dtype(), d);
   kernel(x.contiguous(), h0.contiguous(), c0.contiguous(), w_ih.contiguous(), w_hh.contiguous(),
          contiguous_or_undefined(bias), reverse, r.hs, r.h_last, r.c_last, r.workspace);
   return r;

@@ -161,3 +161,33 @@ def test_gradient_matches_central_differences(name):
         expected = numeric_gradient(f, arrays, i, weights, options.get("eps", 1e-6))
         assert x.grad is not None and x.grad.shape == x.shape, name
         np.testing.assert_allclose(x.grad.numpy(), expected, rtol=options.get("rtol", 1e-5), atol=1e-6, err_msg=f"{name}, input {i}")
+
+
+MULTI_INPUT = sorted(name for name, (_, arrays, *_) in CASES.items() if len(arrays) > 1)
+
+
+@pytest.mark.parametrize("name", MULTI_INPUT)
+def test_one_operand_requiring_grad_gets_its_gradient_and_the_others_none(name):
+    f, arrays, *options = CASES[name]
+    options = options[0] if options else {}
+    for wanted in range(len(arrays)):
+        inputs = [acc.asarray(a) for a in arrays]
+        inputs[wanted].requires_grad_()
+        out = f(*inputs)
+        weights = RNG.standard_normal(out.shape)
+        out.backward(acc.asarray(weights))
+        expected = numeric_gradient(f, arrays, wanted, weights, options.get("eps", 1e-6))
+        np.testing.assert_allclose(inputs[wanted].grad.numpy(), expected, rtol=options.get("rtol", 1e-5), atol=1e-6,
+                                   err_msg=f"{name}, input {wanted} alone")
+        assert all(x.grad is None for i, x in enumerate(inputs) if i != wanted), name
+
+
+def test_binary_rules_skip_the_gradient_of_an_operand_that_needs_none(monkeypatch):
+    calls = []
+    multiply = _rules.O.multiply
+    monkeypatch.setattr(_rules.O, "multiply", lambda a, b: calls.append(1) or multiply(a, b))
+    x = acc.asarray(rand(3, 4)).requires_grad_()
+    for constant in (acc.asarray(rand(3, 4)), 2.5):
+        calls.clear()
+        acc.sum(acc.multiply(x, constant)).backward()
+        assert len(calls) == 1, f"the backward of x * {type(constant).__name__} ran {len(calls)} products"

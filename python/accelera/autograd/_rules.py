@@ -198,25 +198,35 @@ def _add(out, a, b):
     return lambda g: (g, g)
 
 
+# Binary rules make only the gradients asked for: an operand that needs none (a constant, a data batch, a
+# Python number) costs no kernel. Whether it needs one is fixed when the op is recorded, as the graph's edges are.
+
+
 @vjp("subtract")
 def _subtract(out, a, b):
-    return lambda g: (g, O.negative(g))
+    need_b = requires_grad(b)
+    return lambda g: (g, O.negative(g) if need_b else None)
 
 
 @vjp("multiply")
 def _multiply(out, a, b):
-    return lambda g: (O.multiply(g, b), O.multiply(g, a))
+    need_a, need_b = requires_grad(a), requires_grad(b)
+    return lambda g: (O.multiply(g, b) if need_a else None, O.multiply(g, a) if need_b else None)
 
 
 @vjp("divide")
 def _divide(out, a, b):
-    return lambda g: (O.divide(g, b), O.negative(O.divide(O.multiply(g, out), b)))
+    need_a, need_b = requires_grad(a), requires_grad(b)
+    return lambda g: (O.divide(g, b) if need_a else None,
+                      O.negative(O.divide(O.multiply(g, out), b)) if need_b else None)
 
 
 @vjp("pow")
 def _pow(out, a, b):
+    need_a = requires_grad(a)
+
     def grads(g):
-        ga = O.multiply(g, O.multiply(b, E.pow(a, O.subtract(b, 1.0))))
+        ga = O.multiply(g, O.multiply(b, E.pow(a, O.subtract(b, 1.0)))) if need_a else None
         gb = None
         if getattr(b, "_rg", False):
             # d/db a**b = a**b log a; 0 where a == 0 and b > 0 (the limit), never nan from 0 * -inf
@@ -227,45 +237,60 @@ def _pow(out, a, b):
 
 @vjp("maximum", "minimum")
 def _extremum(out, a, b):
+    need_a, need_b = requires_grad(a), requires_grad(b)
+
     def grads(g):
         # ties share the gradient equally (the subgradient PyTorch and JAX pick too)
         tie = E.equal(a, b)
         share = E.where(tie, O.multiply(g, 0.5), g)
-        return E.where(E.equal(a, out), share, 0.0), E.where(E.equal(b, out), share, 0.0)
+        return (E.where(E.equal(a, out), share, 0.0) if need_a else None,
+                E.where(E.equal(b, out), share, 0.0) if need_b else None)
     return grads
 
 
 @vjp("atan2")
 def _atan2(out, y, x):
+    need_y, need_x = requires_grad(y), requires_grad(x)
+
     def grads(g):
         r2 = O.add(O.square(x), O.square(y))
-        return O.divide(O.multiply(g, x), r2), O.negative(O.divide(O.multiply(g, y), r2))
+        return (O.divide(O.multiply(g, x), r2) if need_y else None,
+                O.negative(O.divide(O.multiply(g, y), r2)) if need_x else None)
     return grads
 
 
 @vjp("hypot")
 def _hypot(out, a, b):
-    return lambda g: (O.multiply(g, O.divide(a, out)), O.multiply(g, O.divide(b, out)))
+    need_a, need_b = requires_grad(a), requires_grad(b)
+    return lambda g: (O.multiply(g, O.divide(a, out)) if need_a else None,
+                      O.multiply(g, O.divide(b, out)) if need_b else None)
 
 
 @vjp("logaddexp")
 def _logaddexp(out, a, b):
-    return lambda g: (O.multiply(g, O.exp(O.subtract(a, out))), O.multiply(g, O.exp(O.subtract(b, out))))
+    need_a, need_b = requires_grad(a), requires_grad(b)
+    return lambda g: (O.multiply(g, O.exp(O.subtract(a, out))) if need_a else None,
+                      O.multiply(g, O.exp(O.subtract(b, out))) if need_b else None)
 
 
 @vjp("copysign")
 def _copysign(out, a, b):
-    return lambda g: (O.multiply(g, O.multiply(E.sign(a), E.sign(out))), O.multiply(g, 0.0))
+    need_a, need_b = requires_grad(a), requires_grad(b)
+    return lambda g: (O.multiply(g, O.multiply(E.sign(a), E.sign(out))) if need_a else None,
+                      O.multiply(g, 0.0) if need_b else None)
 
 
 @vjp("remainder")
 def _remainder(out, a, b):
-    return lambda g: (g, O.negative(O.multiply(g, E.floor_divide(a, b))))
+    need_b = requires_grad(b)
+    return lambda g: (g, O.negative(O.multiply(g, E.floor_divide(a, b))) if need_b else None)
 
 
 @vjp("where")
 def _where(out, condition, a, b):
-    return lambda g: (None, E.where(condition, g, 0.0), E.where(condition, 0.0, g))
+    need_a, need_b = requires_grad(a), requires_grad(b)
+    return lambda g: (None, E.where(condition, g, 0.0) if need_a else None,
+                      E.where(condition, 0.0, g) if need_b else None)
 
 
 @vjp("clip")

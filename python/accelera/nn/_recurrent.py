@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from .. import _core
 from .. import _manipulation as M
 from .. import _nn as N
 from .. import _ops as O
@@ -91,9 +92,10 @@ class _LSTMDirection(Function):
         ctx.sequence = None
         if _has_sequence_kernel(x, "lstm_sequence"):  # the whole loop, both ways, in one kernel each
             bias = b_ih if b_hh is None else (b_hh if b_ih is None else O.add(b_ih, b_hh))
-            forward = N.lstm_sequence(x, h0, c0, w_ih, w_hh, bias, reverse)
-            ctx.sequence = (x, h0, c0, w_ih, w_hh, b_ih, b_hh, bias, reverse, forward)
-            return M.concat([forward[0], M.expand_dims(forward[2], 0)], 0)
+            # hs and c_last come as the two parts of one (T + 1, B, H) tensor: this Function's output as it is
+            packed, *forward = _core._lstm_sequence_packed(x, h0, c0, w_ih, w_hh, bias, bool(reverse))
+            ctx.sequence = (x, h0, c0, w_ih, w_hh, b_ih, b_hh, bias, reverse, tuple(forward))
+            return packed
         hidden = w_hh.shape[1]
         xw = _input_projection(x, w_ih, b_ih, b_hh)
         w_hh_t = w_hh.T
@@ -332,7 +334,8 @@ class _Recurrent(Module):
             x = outputs[0] if len(outputs) == 1 else M.concat(outputs, 2)
             if self.dropout and self.training and layer + 1 < self.num_layers:  # between layers, as PyTorch
                 x = F.dropout(x, self.dropout, True, self._generator)
-        finals = [M.stack(kept, 0) for kept in finals]
+        # One layer and direction: a view, not a copy
+        finals = [M.expand_dims(kept[0], 0) if len(kept) == 1 else M.stack(kept, 0) for kept in finals]
         if not batched:
             x = M.squeeze(x, axis=1)
             finals = [M.squeeze(f, axis=1) for f in finals]
