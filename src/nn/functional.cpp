@@ -68,9 +68,10 @@ Variable add(const Variable& a, const Variable& b) {
 }
 
 Variable subtract(const Variable& a, const Variable& b) {
+  const bool gb = wants(b);
   return Variable::from_op("subtract", accelera::subtract(a.value(), b.value()), {a, b},
-                           [sa = a.shape(), sb = b.shape()](const Tensor& g) {
-                             return Grads{sum_to_shape(g, sa), sum_to_shape(negative(g), sb)};
+                           [sa = a.shape(), sb = b.shape(), gb](const Tensor& g) {
+                             return Grads{sum_to_shape(g, sa), gb ? sum_to_shape(negative(g), sb) : Tensor()};
                            });
 }
 
