@@ -1,12 +1,13 @@
 """LSTM and GRU layers of accelera.nn against PyTorch's (oneDNN/native CPU kernels), and a recurrent
 classifier on real data.
 
-    python bench/bench_rnn.py [--rounds 5] [--devices cpu,opencl:0] [--epochs 3] [--markdown]
+    python bench/bench_rnn.py [--rounds 5] [--steps 5] [--devices cpu,opencl:0] [--epochs 3] [--markdown]
 
 1. Time of one training step (forward over the sequence, backward through time) of a one-layer LSTM and
    GRU at two sizes, each framework in its own process so that thread pools never compete, ``--rounds``
-   interleaved rounds of the median of 5 warm steps; medians of the rounds and their spread (largest over
-   smallest). Inputs (length, batch, features), float32.
+   interleaved rounds of the median of ``--steps`` warm steps; medians of the rounds, their spread (largest
+   over smallest) and the 90th percentile of all steps (slow steps: OpenMP wake-ups on a noisy VM, for one).
+   Inputs (length, batch, features), float32.
 2. ``accelera train --model lstm`` on Fashion-MNIST (each image a sequence of 28 rows of 28 pixels, LSTM 128,
    dense 10) trained ``--epochs`` epochs on cpu: test accuracy and seconds per epoch (0 epochs skips it).
 """
@@ -60,21 +61,26 @@ def torch_step(kind, size):
     return step
 
 
-def worker(framework: str, kind: str, device: str, size: tuple) -> None:
+def worker(framework: str, kind: str, device: str, size: tuple, steps: int) -> None:
     step = torch_step(kind, size) if framework == "torch" else accelera_step(kind, device, size)
     step()  # warm-up: kernels compiled, buffers cached
     times = []
-    for _ in range(5):
+    for _ in range(steps):
         start = time.perf_counter()
         step()
         times.append(time.perf_counter() - start)
-    print(json.dumps({"seconds": statistics.median(times)}))
+    print(json.dumps({"seconds": times}))
 
 
-def run_worker(framework, kind, device, size) -> float:
-    out = subprocess.run([sys.executable, __file__, "--worker", framework, kind, device, json.dumps(size)],
-                         check=True, capture_output=True, text=True, env={**os.environ})
+def run_worker(framework, kind, device, size, steps) -> list:
+    out = subprocess.run([sys.executable, __file__, "--worker", framework, kind, device, json.dumps(size),
+                          str(steps)], check=True, capture_output=True, text=True, env={**os.environ})
     return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+
+
+def percentile_90(values) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
 
 
 def accuracy(epochs: int) -> None:
@@ -92,14 +98,17 @@ def accuracy(epochs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=5, help="timed steps per round")
     parser.add_argument("--devices", default="cpu")
     parser.add_argument("--epochs", type=int, default=0)
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.steps < 1 or args.rounds < 1:
+        parser.error("--steps and --rounds take a positive count")
     if args.worker:
-        framework, kind, device, size = args.worker
-        worker(framework, kind, device, tuple(json.loads(size)))
+        framework, kind, device, size, steps = args.worker
+        worker(framework, kind, device, tuple(json.loads(size)), int(steps))
         return
     devices = args.devices.split(",")
     rows = []
@@ -107,22 +116,27 @@ def main() -> None:
         for size in SIZES:
             runs = {f"accelera {d}": [] for d in devices}
             runs["pytorch cpu"] = []
+            steps = {name: [] for name in runs}
             for _ in range(args.rounds):  # interleaved rounds
-                for d in devices:
-                    runs[f"accelera {d}"].append(run_worker("accelera", kind, d, size))
-                runs["pytorch cpu"].append(run_worker("torch", kind, "cpu", size))
+                for name, framework, d in [(f"accelera {d}", "accelera", d) for d in devices] + \
+                                          [("pytorch cpu", "torch", "cpu")]:
+                    times = run_worker(framework, kind, d, size, args.steps)
+                    runs[name].append(statistics.median(times))
+                    steps[name].extend(times)
             torch_ms = statistics.median(runs["pytorch cpu"]) * 1e3
             for name, values in runs.items():
                 ms = statistics.median(values) * 1e3
-                rows.append((kind, size, name, ms, max(values) / min(values), ms / torch_ms))
+                rows.append((kind, size, name, ms, max(values) / min(values), percentile_90(steps[name]) * 1e3,
+                             ms / torch_ms))
     if args.markdown:
-        print("| layer | (T, B, I, H) | framework | ms per step | spread | vs PyTorch |")
-        print("| --- | --- | --- | --- | --- | --- |")
-        for kind, size, name, ms, spread, ratio in rows:
-            print(f"| {kind} | {size} | {name} | {ms:.1f} | {spread:.2f}x | {ratio:.2f}x |")
+        print("| layer | (T, B, I, H) | framework | ms per step | spread | p90 ms | vs PyTorch |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for kind, size, name, ms, spread, p90, ratio in rows:
+            print(f"| {kind} | {size} | {name} | {ms:.1f} | {spread:.2f}x | {p90:.1f} | {ratio:.2f}x |")
     else:
-        for kind, size, name, ms, spread, ratio in rows:
-            print(f"{kind:5s} {str(size):22s} {name:18s} {ms:8.1f} ms  spread {spread:.2f}x  {ratio:.2f}x PyTorch")
+        for kind, size, name, ms, spread, p90, ratio in rows:
+            print(f"{kind:5s} {str(size):22s} {name:18s} {ms:8.1f} ms  spread {spread:.2f}x  p90 {p90:6.1f} ms  "
+                  f"{ratio:.2f}x PyTorch")
     if args.epochs:
         accuracy(args.epochs)
 
