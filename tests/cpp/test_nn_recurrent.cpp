@@ -1,7 +1,10 @@
 // accelera::nn LSTM and GRU: each direction's backward through time against float64 central differences on
 // every device (the fused-cell and composed loops), the CPU's float32 sequence kernels against the float64
 // loop, and the modules' shapes and names (PyTorch's).
+#include <omp.h>
+
 #include "accelera/nn.hpp"
+#include "accelera/nn_ops.hpp"
 #include "helpers.hpp"
 
 namespace acc_test {
@@ -134,6 +137,45 @@ TEST_P(NnRecurrent, Float32MatchesTheFloat64Loop) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDevices, NnRecurrent, ::testing::ValuesIn(all_devices()), device_name);
+
+// Note [Batch slices]: the CPU's sequence kernels cut the batch into one slice per OpenMP thread and write
+// the count into the workspace, so a backward run with another thread count still reads each slice's
+// workspace where the forward left it; the gradients match those of a backward with the forward's count.
+TEST(SequenceKernels, BackwardCutsTheBatchAsItsForwardDid) {
+  if (!accelera::supports(Device::cpu(), "lstm_sequence", DType::f32)) GTEST_SKIP() << "a build without oneDNN";
+  std::mt19937_64 rng{5};
+  const auto f32 = [&](const Shape& s) { return random_tensor(s, DType::f32, rng, -0.5, 0.5); };
+  const std::int64_t T = 4, B = 7, I = 3, H = 5;
+  const Tensor x = f32({T, B, I}), h0 = f32({B, H}), c0 = f32({B, H}), grad_hs = f32({T, B, H}), grad_c = f32({B, H});
+  const Tensor w4 = f32({4 * H, I}), u4 = f32({4 * H, H}), b4 = f32({4 * H});
+  const Tensor w3 = f32({3 * H, I}), u3 = f32({3 * H, H}), b3 = f32({3 * H});
+  const int threads = omp_get_max_threads();
+  // (forward's threads, backward's threads): the first pair is the reference.
+  const std::pair<int, int> runs[] = {{3, 3}, {3, 1}, {1, 3}, {2, 5}};
+  std::vector<std::vector<double>> lstm_grads, gru_grads;
+  for (const auto& [forward_threads, backward_threads] : runs) {
+    omp_set_num_threads(forward_threads);
+    const auto lstm = accelera::lstm_sequence(x, h0, c0, w4, u4, b4, false);
+    const auto gru = accelera::gru_sequence(x, h0, w3, u3, b3, b3, true);
+    omp_set_num_threads(backward_threads);
+    const auto dl = accelera::lstm_sequence_backward(grad_hs, grad_c, x, h0, c0, w4, u4, b4, false, lstm);
+    const auto dg = accelera::gru_sequence_backward(grad_hs, x, h0, w3, u3, b3, b3, true, gru);
+    std::vector<double> l, g;
+    for (const Tensor* t : {&dl.dx, &dl.dh0, &dl.dc0, &dl.dw_ih, &dl.dw_hh, &dl.dbias})
+      for (double v : values_of(t->astype(DType::f64))) l.push_back(v);
+    for (const Tensor* t : {&dg.dx, &dg.dh0, &dg.dw_ih, &dg.dw_hh, &dg.db_ih, &dg.db_hh})
+      for (double v : values_of(t->astype(DType::f64))) g.push_back(v);
+    lstm_grads.push_back(l);
+    gru_grads.push_back(g);
+  }
+  omp_set_num_threads(threads);
+  for (std::size_t r = 1; r < lstm_grads.size(); ++r) {
+    for (std::size_t i = 0; i < lstm_grads[0].size(); ++i)
+      ASSERT_NEAR(lstm_grads[r][i], lstm_grads[0][i], 1e-5) << "LSTM run " << r << " element " << i;
+    for (std::size_t i = 0; i < gru_grads[0].size(); ++i)
+      ASSERT_NEAR(gru_grads[r][i], gru_grads[0][i], 1e-5) << "GRU run " << r << " element " << i;
+  }
+}
 
 }  // namespace
 }  // namespace acc_test

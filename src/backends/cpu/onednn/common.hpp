@@ -82,6 +82,8 @@ class CallMemory {
   memory wrap_bytes(const Tensor& t, const memory::desc& desc) {
     return memory(desc, cpu_engine(), const_cast<void*>(t.data_ptr()));
   }
+  // Memory of `desc` at `at` (a slice of a buffer the caller keeps alive).
+  memory wrap_at(void* at, const memory::desc& desc) { return memory(desc, cpu_engine(), at); }
   // Uninitialised memory of `desc`, from the allocator.
   memory scratch(const memory::desc& desc) {
     const auto floats = static_cast<std::int64_t>((desc.get_size() + sizeof(float) - 1) / sizeof(float));
