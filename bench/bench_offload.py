@@ -1,6 +1,7 @@
 """The offload runtime's cost model against fixed rules, on a mixed workload, in one run.
 
-    python bench/bench_offload.py [--quick] [--markdown] [--devices opencl:0,cpu] [--repeat 2]
+    python bench/bench_offload.py [--quick] [--par-iter 100x1000] [--markdown] [--devices opencl:0,cpu]
+                                  [--repeat 2]
 
 For each offload target (every CUDA and OpenCL device present, and "cpu": Accelera's own CPU kernels as
 the target, against NumPy), the same sequence of decorated calls runs under four policies:
@@ -70,6 +71,14 @@ def monte_carlo(x, y):
 
 FUNCTIONS = {f.__name__: f for f in (matmul, chain, softplus, reduce_columns, standardise_gram, train_step,
                                       monte_carlo)}
+
+
+def par_iter_size(text: str) -> tuple[int, int]:
+    """'COUNTxN' as (COUNT, N), both positive."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected COUNTxN, e.g. 100x1000; got {text!r}")
+    return int(parts[0]), int(parts[1])
 
 
 def workload(quick: bool) -> list[tuple[str, tuple]]:
@@ -178,6 +187,8 @@ def model_overhead_us(device: str, repeat: int = 5) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (largest input 128 MiB)")
+    parser.add_argument("--par-iter", type=par_iter_size, default=None, metavar="COUNTxN",
+                        help="par_iter's matrices (default 100x1000, 20x500 with --quick)")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--devices", default=None, help="offload targets (default: every device present, and cpu)")
     parser.add_argument("--repeat", type=int, default=2)
@@ -212,7 +223,7 @@ def main() -> None:
         print(f"\ncalibrated: median prediction error {100 * s['median_prediction_error']:.1f}% over "
               f"{s['predicted_calls']} predicted calls; {s['traced_calls']} traced first calls; "
               f"calibration: {s['calibration']}")
-        count, n = (20, 500) if args.quick else (100, 1000)
+        count, n = args.par_iter or ((20, 500) if args.quick else (100, 1000))
         piped, looped, lo, hi = gpu_map_rows(device, count, n, args.repeat)
         print(f"par_iter({count} matrices {n}x{n}).gpu_map(standardise_gram): {piped:.2f} s vs "
               f"[gpu(f)(m) ...] {looped:.2f} s: {looped / piped:.2f}x (gpu_map spread {hi / lo:.2f}x)")

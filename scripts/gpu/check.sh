@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Run on a GPU machine, in the root of the working tree with the kit (.gpu-kit/, made by prepare.sh) in it:
 #
-#   bash scripts/gpu/check.sh [build|test|sanitize|bench|all]... [--out DIR]
+#   bash scripts/gpu/check.sh [build|test|sanitize|bench|goals|all]... [--out DIR]
 #
 # Unpacks the kit into a private prefix (build/gpu-kit/root, never /), builds Accelera against it with CUDA
 # for this machine's GPU (build/gpu, and the Python package in build/gpu-site), then runs the phases asked
-# for, in order (default: all = build test sanitize bench):
+# for, in order (default: all = build test sanitize bench goals):
 #   build     configure and build everything, tests and the Python package included
 #   test      every ctest test and pytest tests/python tests/seed_examples; fails when a test fails, when no
 #             GPU test ran, or when a CUDA test skipped for lack of a device
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests; any finding
 #             fails
 #   bench     bench_cuda.py, bench_cuda_nn.py and bench_engine.py (n up to 32768, cuBLASXt as the anchor)
+#   goals     the measured goals of the open issues that need a GPU: a CNN training epoch on cuda:0 against
+#             the CPU (bench_train.py on synthetic data) and the offload runtime's policies and
+#             par_iter(100 matrices of 1000 x 1000).gpu_map() on cuda:0 (bench_offload.py --quick)
 # Each phase ends within ACCELERA_GPU_PHASE_SECONDS (default 540) and resumes from the build folders that an
 # earlier call left (a phase builds first only when the sources changed or the folders are gone), so the
 # phases can run as separate calls. report.md and the phases' logs (at most 8 files) go to DIR (default
@@ -32,16 +35,16 @@ phases=()
 out=$ROOT/build/gpu-report
 while [ $# -gt 0 ]; do
   case $1 in
-    build|test|sanitize|bench) phases+=("$1") ;;
-    all) phases+=(build test sanitize bench) ;;
+    build|test|sanitize|bench|goals) phases+=("$1") ;;
+    all) phases+=(build test sanitize bench goals) ;;
     --out) [ $# -ge 2 ] || gpu_kit_die "--out needs a folder"; out=$2; shift ;;
     --out=*) out=${1#--out=} ;;
     -h|--help) gpu_kit_usage "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) gpu_kit_die "unknown argument '$1' (phases: build test sanitize bench all; option: --out DIR)" ;;
+    *) gpu_kit_die "unknown argument '$1' (phases: build test sanitize bench goals all; option: --out DIR)" ;;
   esac
   shift
 done
-[ ${#phases[@]} -gt 0 ] || phases=(build test sanitize bench)
+[ ${#phases[@]} -gt 0 ] || phases=(build test sanitize bench goals)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -412,38 +415,41 @@ EOF
   fi
 }
 
+# bench_step TITLE FILE CMD...: runs a benchmark within the phase's time; its table (stdout) goes to the
+# report section $BENCH_MD. Status: the command's.
+bench_step() {
+  local title=$1 file=$2
+  shift 2
+  echo "+ $*" | tee -a "$STATE/$PHASE.log"
+  rc=0
+  (cd "$ROOT" && PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 timeout --kill-after=20 "$(remaining)" "$@" \
+    > "$STATE/$file" 2> "$STATE/$file.err") || rc=$?
+  tee -a "$STATE/$PHASE.log" < "$STATE/$file"
+  tee -a "$STATE/$PHASE.log" < "$STATE/$file.err"
+  {
+    echo "### $title"
+    echo
+    echo "\`$*\`"
+    echo
+    cat "$STATE/$file"
+    echo
+    if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
+      echo "**exit $rc$([ $rc -eq 124 ] && echo ': stopped at the phase time limit')**"
+      echo
+      tail -n 5 "$STATE/$file.err" | sed 's/^/    /'
+    fi
+    echo
+  } >> "$BENCH_MD"
+  return $rc
+}
+
 phase_bench() {
   phase_start bench
   ensure_built || { phase_end "FAIL (the build failed)"; return 1; }
   require_gpu
   local sizes=${ACCELERA_BENCH_ENGINE_SIZES:-4096 8192 16384 32768} failed=0 rc
-  local md=$STATE/bench.md
-  : > "$md"
-  bench_step() {  # TITLE FILE CMD...: runs a benchmark; its table (stdout) goes to the report
-    local title=$1 file=$2
-    shift 2
-    echo "+ $*" | tee -a "$STATE/bench.log"
-    rc=0
-    (cd "$ROOT" && PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 timeout --kill-after=20 "$(remaining)" "$@" \
-      > "$STATE/$file" 2> "$STATE/$file.err") || rc=$?
-    tee -a "$STATE/bench.log" < "$STATE/$file"
-    tee -a "$STATE/bench.log" < "$STATE/$file.err"
-    {
-      echo "### $title"
-      echo
-      echo "\`$*\`"
-      echo
-      cat "$STATE/$file"
-      echo
-      if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
-        echo "**exit $rc$([ $rc -eq 124 ] && echo ': stopped at the phase time limit')**"
-        echo
-        tail -n 5 "$STATE/$file.err" | sed 's/^/    /'
-      fi
-      echo
-    } >> "$md"
-    return $rc
-  }
+  BENCH_MD=$STATE/bench.md
+  : > "$BENCH_MD"
   bench_step "Matmul, element-wise, transfers" bench-cuda.md "$PYTHON" bench/bench_cuda.py --device cuda:0 || failed=1
   bench_step "Fused NN kernels" bench-cuda-nn.md "$PYTHON" bench/bench_cuda_nn.py --device cuda:0 || failed=1
   # shellcheck disable=SC2086 # sizes is a list
@@ -456,6 +462,23 @@ phase_bench() {
   if [ $failed -eq 0 ]; then phase_end PASS; else phase_end FAIL; return 1; fi
 }
 
+phase_goals() {
+  phase_start goals
+  ensure_built || { phase_end "FAIL (the build failed)"; return 1; }
+  require_gpu
+  local failed=0
+  BENCH_MD=$STATE/goals.md
+  : > "$BENCH_MD"
+  # Synthetic images (the kit carries no dataset) and no PyTorch rows (the kit carries no torch): the goal
+  # is cuda:0's epoch against the CPU's, both Accelera's.
+  bench_step "CNN training epoch, cuda:0 against the CPU (goal: >= 10x)" goals-train.md "$PYTHON" \
+    bench/bench_train.py --part cnn --cnn-epochs 0 --rounds 1 --devices cpu,cuda:0 --synthetic --no-torch \
+    --markdown || failed=1
+  bench_step "Offload runtime on cuda:0: policies, prediction error, par_iter().gpu_map()" goals-offload.md \
+    "$PYTHON" bench/bench_offload.py --devices cuda:0 --quick --par-iter 100x1000 --repeat 1 --markdown || failed=1
+  if [ $failed -eq 0 ]; then phase_end PASS; else phase_end FAIL; return 1; fi
+}
+
 status=0
 for p in "${phases[@]}"; do
   case $p in
@@ -463,6 +486,7 @@ for p in "${phases[@]}"; do
     test) phase_test || status=1 ;;
     sanitize) phase_sanitize || status=1 ;;
     bench) phase_bench || status=1 ;;
+    goals) phase_goals || status=1 ;;
   esac
 done
 exit $status

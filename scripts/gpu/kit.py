@@ -345,7 +345,7 @@ def sanitizer_markdown(st: Path) -> tuple[str, list[str], list[str]]:
 
 # ---- report ---------------------------------------------------------------------------------------------------------
 
-PHASES = ("build", "test", "sanitize", "bench")
+PHASES = ("build", "test", "sanitize", "bench", "goals")
 
 
 def _read(p: Path) -> str:
@@ -398,6 +398,8 @@ def cmd_report(state: str, out: str) -> int:
     if (st / "bench.md").is_file():
         md += ["## Benchmarks", "", "Every figure is set against its anchor, measured in the same run on the same GPU.", "",
                _read(st / "bench.md").rstrip(), ""]
+    if (st / "goals.md").is_file():
+        md += ["## Goals of the open issues that need a GPU", "", _read(st / "goals.md").rstrip(), ""]
     files = ["report.md"]
     for ph in ("console",) + PHASES:
         shipped = _ship_log(st / f"{ph}.log", od, f"{ph}.log")
