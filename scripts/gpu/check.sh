@@ -263,7 +263,7 @@ phase_build() {
     if [ "$now" != "$(cat "$STATE/build.stamp" 2>/dev/null)" ]; then
       # A new build: the results of the other phases were those of the one before.
       rm -f "$STATE"/test.* "$STATE"/sanitize.* "$STATE"/sanitize-* "$STATE"/bench.* "$STATE"/bench-* \
-        "$STATE"/ctest-*.xml "$STATE/pytest.xml"
+        "$STATE"/goals.* "$STATE"/goals-* "$STATE"/ctest-*.xml "$STATE/pytest.xml"
     fi
     echo "$now" > "$STATE/build.stamp"
     phase_end PASS
