@@ -272,16 +272,16 @@ class Summa {
     ACC_ASSERT(m_nloc <= INT_MAX && width <= INT_MAX, "local extents come from int descriptors");
     const auto columns =
         committed_vector<T>(static_cast<int>(m_nloc), static_cast<int>(w), static_cast<int>(width));
-    const auto start = Clock::now();
-    check_mpi(MPI_Bcast(dst, 1, *columns, owner, col), "MPI_Bcast");
-    m_stats.broadcast_seconds += since(start);
-    m_stats.bytes_broadcast += w * m_nloc * static_cast<std::int64_t>(sizeof(T));
+    broadcast(dst, w * m_nloc, owner, col, *columns);
   }
 
-  void broadcast(T* data, std::int64_t count, int root, MPI_Comm comm) {
+  // `count` elements of T: contiguous, or one item of `type` (which holds them) when it is given.
+  void broadcast(T* data, std::int64_t count, int root, MPI_Comm comm, MPI_Datatype type = MPI_DATATYPE_NULL) {
     ACC_ASSERT(count <= INT_MAX, "broadcast counts are checked before any data moves");
+    const bool whole = type != MPI_DATATYPE_NULL;
     const auto start = Clock::now();
-    check_mpi(MPI_Bcast(data, static_cast<int>(count), mpi_type<T>(), root, comm), "MPI_Bcast");
+    check_mpi(MPI_Bcast(data, whole ? 1 : static_cast<int>(count), whole ? type : mpi_type<T>(), root, comm),
+              "MPI_Bcast");
     m_stats.broadcast_seconds += since(start);
     m_stats.bytes_broadcast += count * static_cast<std::int64_t>(sizeof(T));
   }
