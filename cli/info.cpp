@@ -75,7 +75,9 @@ int run_info(const InfoOptions& options) {
              "elements/us)\n",
              grain.elements, grain.threads, grain.wake_microseconds, grain.elements_per_microsecond);
   fmt::print("CPU BLAS: {} ({}{}{}-bit sizes, {} threads; ACCELERA_CPU_BLAS in Python)\n", blas.library,
-             blas.builtin ? "linked, " : "", blas.core.empty() ? "" : blas.core + " kernels, ", blas.integer_bits,
+             blas.builtin ? "linked, " : "",
+             blas.core.empty() ? "" : (blas.symbols == "dnnl_sgemm" ? "float64 on OpenBLAS's " : "") + blas.core + " kernels, ",
+             blas.integer_bits,
              blas.threads);
   if (!blas.suggested_core.empty()) {
     fmt::print("  warning: OpenBLAS runs its {} kernels on this CPU; OPENBLAS_CORETYPE={} selects faster ones\n",

@@ -16,10 +16,13 @@ struct CpuBlasInfo {
   std::string library;  // path of the shared library that computes the products
   std::string symbols;  // the sgemm entry point used, e.g. "cblas_sgemm" or "scipy_cblas_sgemm64_"
   std::string config;   // OpenBLAS's build configuration when the library says it, else empty
-  std::string core;     // OpenBLAS's kernel family (e.g. "SkylakeX", "Haswell"), empty when not OpenBLAS
+  // OpenBLAS's kernel family (e.g. "SkylakeX", "Haswell"), empty when not OpenBLAS; with oneDNN, that of
+  // the linked OpenBLAS, which runs the float64 products.
+  std::string core;
   // Set when OpenBLAS chose kernels below what this CPU runs (an unrecognised model falls back to
   // "Prescott", SSE3, about 5x slower on an AVX-512 machine): the OPENBLAS_CORETYPE value that fixes it.
-  // OpenBLAS reads that variable when it is loaded; the `accelera` program sets it and starts again.
+  // OpenBLAS reads that variable when it is loaded; the `accelera` program sets it and starts again, and
+  // the Python package sets it before it loads the library (python/accelera/_openblas_core.py).
   std::string suggested_core;
   int integer_bits = 32;  // 32 or 64: the width of BLAS sizes (64 lifts the 2^31 limit on rows and columns)
   int threads = 0;        // the library's thread count when it says it, else 0

@@ -16,7 +16,15 @@ import os
 if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
     os.environ["GOMP_SPINCOUNT"] = "2000"
 
+import numpy  # noqa: E402,F401  (NumPy loads its own BLAS first, choosing its kernels for itself)
+
+from . import _openblas_core  # noqa: E402
+
+_openblas_coretype = _openblas_core.choose()  # Note [OpenBLAS core type]: read when _core loads OpenBLAS
 from . import _args, _core, _dtypes  # noqa: E402
+
+_openblas_core.loaded(_openblas_coretype, _core.cpu_blas_info)
+del _openblas_coretype
 
 # Kernels still queued when the interpreter ends would run while the drivers are torn down: wait for them
 # first (Note [Work queued at exit] in src/core/registry.cpp). Python's atexit functions run before the C

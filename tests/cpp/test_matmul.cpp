@@ -1,5 +1,7 @@
 // matmul against a float64 reference: every operand layout (BLAS no-trans, trans, packed), 1-D operands,
 // batch broadcasting, empty extents, promotion and errors.
+#include <omp.h>
+
 #include "accelera/cpu_blas.hpp"
 #include "backends/cpu/blas.hpp"
 #include "backends/cpu/simd/simd_kernels.hpp"
@@ -250,6 +252,20 @@ TEST_F(CpuBlas, OneDnnRunsFloat32ProductsWhenBuiltWithIt) {
         }
       }
     }
+  }
+}
+
+// Note [Small products on one thread]: products on either side of the limit are right, and the caller's
+// OpenMP thread count is what it was before (the small ones run with one thread for their duration).
+TEST_F(CpuBlas, OneDnnProductsOnEitherSideOfTheOneThreadLimitKeepTheCallersThreadCount) {
+  if (!cpu_blas_has_onednn()) GTEST_SKIP() << "built without oneDNN";
+  use_cpu_blas("onednn");
+  std::mt19937_64 rng(43);
+  const int threads = omp_get_max_threads();
+  for (const Mkn& s : {Mkn{3, 5, 7}, Mkn{64, 64, 64}, Mkn{257, 263, 269}, Mkn{521, 512, 509}}) {
+    check_matmul(make_input(Shape{s.m, s.k}, DType::f32, Layout::contiguous, rng),
+                 make_input(Shape{s.k, s.n}, DType::f32, Layout::transposed, rng), "oneDNN");
+    EXPECT_EQ(omp_get_max_threads(), threads);
   }
 }
 

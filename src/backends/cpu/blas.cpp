@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "accelera/core/error.hpp"
+#include "accelera/cpu_features.hpp"
 #include "backends/cpu/blas.hpp"
 #include "backends/cpu/simd/simd_kernels.hpp"
 
@@ -120,7 +121,7 @@ const Provider& onednn_provider() {
     const dnnl_version_t* v = dnnl_version();
     p.onednn_sgemm = true;
     p.num_threads = [] { return omp_get_max_threads(); };
-    p.core_name = nullptr;
+    // core_name stays the linked OpenBLAS's: float64 products run on its kernels (Note [OpenBLAS core type]).
     p.info.library = loaded_path(reinterpret_cast<void*>(&dnnl_sgemm), "libdnnl");
     p.info.symbols = "dnnl_sgemm";
     p.info.config = fmt::format("oneDNN {}.{}.{} ({}): float32 products; float64 and LAPACK on {}", v->major,
@@ -143,11 +144,49 @@ std::atomic<const Provider*>& current() {
 }
 
 #ifdef ACCELERA_HAVE_ONEDNN
+// Note [Small products on one thread]: oneDNN's sgemm splits even a 64 x 64 product across every OpenMP
+// thread. Waking a sleeping worker costs tens of microseconds on a VM (cpu_parallel_grain().wake_microseconds,
+// 65 on a 2-vCPU Xeon VM), and more while another pool still spins on the cores: a 64^3 product right after
+// NumPy's took 226 us on two threads and 11 on one. A product therefore runs on the calling thread when
+// splitting it cannot repay one wake-up: below wake x (one core's rate) x T / (T - 1) FLOPs, one core's rate
+// taken as 100 GFLOP/s (AVX2: two 8-lane FMAs a cycle at 3 GHz). On that VM (wake 65 us, T = 2) the limit is
+// 13 MFLOP, a square edge of about 190, where two threads start to win (n = 128: 27 us on either; 192: 73 on
+// two, 81-116 on one).
+std::int64_t single_thread_product_flops() {
+  static const std::int64_t flops = [] {
+    const CpuParallelGrain grain = cpu_parallel_grain();
+    if (grain.threads <= 1) return std::int64_t{0};
+    constexpr double kOneCoreFlopsPerMicrosecond = 100e3;
+    return static_cast<std::int64_t>(grain.wake_microseconds * kOneCoreFlopsPerMicrosecond * grain.threads /
+                                     (grain.threads - 1));
+  }();
+  return flops;
+}
+
+// OpenMP's thread count for regions the calling thread opens, set for a scope (a per-thread setting).
+class OpenMpThreads {
+ public:
+  explicit OpenMpThreads(int threads) : before_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~OpenMpThreads() { omp_set_num_threads(before_); }
+  OpenMpThreads(const OpenMpThreads&) = delete;
+  OpenMpThreads& operator=(const OpenMpThreads&) = delete;
+
+ private:
+  int before_;
+};
+
 void onednn_gemm(const char* what, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                  std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
   if (m == 0 || n == 0) return;
-  const dnnl_status_t status =
-      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  const auto sgemm = [&] { return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc); };
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  dnnl_status_t status;
+  if (!omp_in_parallel() && flops < static_cast<double>(single_thread_product_flops())) {
+    const OpenMpThreads one(1);
+    status = sgemm();
+  } else {
+    status = sgemm();
+  }
   ACC_CHECK(status == dnnl_success, DeviceError, "{}: oneDNN's sgemm failed on a {}x{}x{} product (status {})", what,
             m, k, n, static_cast<int>(status));
 }
