@@ -5,9 +5,13 @@ Note [Simulator]
 ~~~~~~~~~~~~~~~~
 A machine is a set of device models (a GEMM rate per dtype that depends on the product's smallest extent, a
 per-call cost, host->device and device->host bandwidth and latency, one or two copy engines, the host's
-packing rate) and, between processes, a network model (bandwidth, latency). Models come from measurements
-on the machine at hand (:func:`calibrate_device`, :func:`calibrate_network`) or from stated figures
-(:func:`h100_pcie`).
+packing rate) and, between processes, a network model (broadcast bandwidth and latency, all-to-all
+bandwidth). Models come from measurements on the machine at hand (:func:`calibrate_device`,
+:func:`calibrate_rank_gemm`, :func:`calibrate_network`) or from stated figures (:func:`h100_pcie`).
+Calibrations take the fastest of several runs, interleaved across the shapes they time, and products long
+enough (a millisecond or more) for a timer to resolve: the models have no operating-system noise, and on a
+shared VM noise only ever adds time. A rank's GEMM is measured while the other ranks' processes compute
+too, since they share the caches and the memory bandwidth.
 
 :func:`simulate_engine` takes the engine's own plan (:func:`plan`, the C++ planner with the given budgets)
 and replays the executor step by step: for each tile and K step the host packs the panels not already
@@ -24,7 +28,8 @@ the most blocks: per panel, A's broadcast along the process row and B's down the
 broadcast: latency x ceil(log2 P) + bytes / bandwidth), the packing, the upload of both panels when the
 rank computes on a device, and the local GEMM. With ``overlap`` (the implementation's default) and a
 network whose transfers need no CPU (``NetworkModel.offloaded``), panel p + 1's broadcasts run while panel p
-is multiplied, so each step costs the slower of the two. Ranks on one machine share its cores evenly.
+is multiplied, so each step costs the slower of the two. Ranks that oversubscribe one machine's cores get
+``share`` of a core each, for their products and their packing alike.
 
 :func:`simulate_split_k` does the same for the split-K schedule (Note [Split K]): the all-to-all of each
 rank's share of A and B, its product, and the reduce-scatter of the partial products.
@@ -45,30 +50,42 @@ import numpy as np
 from . import _core
 
 __all__ = ["GemmModel", "DeviceModel", "NetworkModel", "plan", "simulate_engine", "simulate_summa",
-           "simulate_split_k", "calibrate_device", "calibrate_rank_gemm", "calibrate_network", "h100_pcie", "infiniband_ndr200"]
+           "simulate_split_k", "calibrate_device", "calibrate_rank_gemm", "calibrate_network", "h100_pcie",
+           "infiniband_ndr200"]
 
 
 @dataclasses.dataclass(frozen=True)
 class GemmModel:
-    """A product of m x k by k x n takes call_seconds + 2mnk / rate(s), s its smallest extent. Measured
-    models carry their rates at measured extents (``table``: (extent, FLOP/s) pairs, interpolated in
-    log(extent), flat beyond the ends); stated ones use rate(s) = peak x s / (s + half_edge)."""
+    """A product of m x k by k x n takes call_seconds + 2mnk / rate, the rate a function of its smallest extent
+    s. Measured models carry their rates at measured extents (``table``: (extent, FLOP/s) pairs, interpolated
+    in log(extent), flat beyond the ends), for products whose short side is K (an outer-product shape: the
+    engine's tiles, SUMMA's panels), and optionally ``long_k_table`` for products whose K is the long side (a
+    small C over a long K: split K's partial products, which BLAS runs slower at the same smallest extent);
+    stated ones use rate(s) = peak x s / (s + half_edge)."""
 
     peak: float          # FLOP/s
     half_edge: float     # the smallest extent at which the rate is half of peak
     call_seconds: float  # fixed cost of one call
     table: tuple = ()
+    long_k_table: tuple = ()
 
-    def rate(self, s: int) -> float:
+    @staticmethod
+    def _interpolate(table, s: int) -> float:
+        edges = np.log([e for e, _ in table])
+        return float(np.interp(math.log(s), edges, [r for _, r in table]))
+
+    def rate(self, s: int, long_k: bool = False) -> float:
+        if long_k and self.long_k_table:
+            return self._interpolate(self.long_k_table, s)
         if self.table:
-            edges = np.log([e for e, _ in self.table])
-            return float(np.interp(math.log(s), edges, [r for _, r in self.table]))
+            return self._interpolate(self.table, s)
         return self.peak * s / (s + self.half_edge)
 
     def seconds(self, m: int, n: int, k: int, share: float = 1.0) -> float:
         if m * n * k == 0:
             return 0.0
-        return self.call_seconds + 2.0 * m * n * k / (self.rate(min(m, n, k)) * share)
+        s = min(m, n, k)
+        return self.call_seconds + 2.0 * m * n * k / (self.rate(s, long_k=k > max(m, n)) * share)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +113,14 @@ class NetworkModel:
     # while the rank multiplies. Over shared memory the copies are the rank's own core's work, and overlap
     # hides nothing.
     offloaded: bool = False
+    # Bytes/s one rank sends while every rank exchanges with every other (an all-to-all); 0: ``bandwidth``.
+    # Over shared memory each rank's core copies both what it sends and what it receives, so this is well
+    # below a broadcast's rate (2.4-3.7 GB/s against 10.5 on a 2-vCPU VM).
+    exchange_bandwidth: float = 0.0
+
+    @property
+    def exchange(self) -> float:
+        return self.exchange_bandwidth or self.bandwidth
 
 
 def plan(m: int, n: int, k: int, dtype: str, budgets, strategy: str = "adaptive") -> dict:
@@ -282,7 +307,7 @@ def simulate_summa(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int, d
                   for _ in range(blocks))
         # A process column (row) of one multiplies views of its own A (B): nothing to pack.
         packed = (a_bytes if npcol > 1 else 0) + (2 * b_bytes if nprow > 1 else 0)
-        t_c = packed / device.pack + gemm.seconds(mloc, nloc, w, share)
+        t_c = packed / (device.pack * share) + gemm.seconds(mloc, nloc, w, share)
         if device.has_bus:
             t_c += (a_bytes + b_bytes) / device.upload + 2 * device.latency
         bcast += t_b
@@ -317,90 +342,170 @@ def simulate_split_k(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int,
     moved = [(a_bytes, 1 - 1 / nprow)] if nprow > 1 else []
     moved += [(b_bytes, 1 - 1 / p)] if npcol > 1 else []
     for nbytes, fraction in moved:
-        exchange += (p - 1) * network.latency + nbytes * fraction / network.bandwidth + 2 * nbytes / device.pack
+        exchange += (p - 1) * network.latency + nbytes * fraction / network.exchange
+        exchange += 2 * nbytes / (device.pack * share)  # packed by the sender, unpacked by the receiver
     compute = gemm.seconds(m, n, kp, share)
     if device.has_bus:
         compute += (a_bytes + b_bytes) / device.upload + c_bytes / device.download + 3 * device.latency
     reduce = 0.0
     if p > 1:
         part = c_bytes * (p - 1) / p
-        reduce = (p - 1) * network.latency + part / network.bandwidth + (c_bytes + part) / device.pack
+        reduce = (p - 1) * network.latency + part / network.exchange + (c_bytes + part) / (device.pack * share)
     return {"seconds": exchange + compute + reduce, "exchange_seconds": exchange, "compute_seconds": compute,
             "reduce_seconds": reduce, "share": kp}
 
 
 # ---- models ---------------------------------------------------------------------------------------------
 
-def _median_seconds(f, repeat: int) -> float:
+def _fastest_seconds(f, repeat: int) -> float:
+    """The fastest of ``repeat`` timed runs after one untimed: the models have no operating-system noise, and
+    on a shared machine noise only ever adds time, so the fastest run is the closest measure of what they
+    model (the median moved by a third between runs on a 2-vCPU VM; Note [Simulator])."""
     f()
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         f()
         times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return float(min(times))
 
 
-def _fit_gemm(device: str, dtypes, edges, repeat: int) -> dict:
-    """GemmModel per dtype from square products on ``device`` (median of ``repeat``), as a table of rates."""
+def _fit_gemm(device: str, dtypes, edges, repeat: int, long_edge: int = 1024) -> dict:
+    """GemmModel per dtype from products on ``device`` (the fastest of ``repeat``), as a table of rates by the
+    smallest extent s. Each product is long_edge x s times s x long_edge (square from s = long_edge on): the
+    engine's tiles and SUMMA's panels multiply over a short K as well, and a product that long takes a
+    millisecond or more even at s = 64, which a timer on a noisy machine resolves (a square product of 64
+    takes microseconds, and its measured rate moved 5x from run to run). Below long_edge, s x 8 long_edge
+    times 8 long_edge x s gives the long-K table (GemmModel)."""
     import accelera as ac
+
+    from . import _core as core
 
     gemms = {}
     for dt in dtypes:
-        points = []
+        # The call cost first: a small square product, whose time is mostly that.
+        small = ac.asarray(np.ones((16, 16), dt), device=device)
+
+        def tiny():
+            ac.matmul(small, small)
+            core._synchronize(device)
+
+        call = min(_fastest_seconds(tiny, max(repeat, 5)), 1e-3)
+        products = []  # (table, edge, FLOPs, A, B)
         for edge in edges:
-            a = ac.asarray(np.random.default_rng(edge).uniform(-1, 1, (edge, edge)).astype(dt), device=device)
-            points.append((edge, _median_seconds(lambda: ac.matmul(a, a).numpy()[0, 0], repeat)))
-        # The smallest product is mostly the per-call cost; the rest are rates at their extents.
-        call = min(points[0][1] * 0.5, 1e-3)
-        table = tuple((edge, 2.0 * edge ** 3 / max(s - call, 1e-9)) for edge, s in points)
-        gemms[dt] = GemmModel(peak=max(r for _, r in table), half_edge=0.0, call_seconds=call, table=table)
+            outer = max(edge, long_edge)
+            rng = np.random.default_rng(edge)
+            shapes = [("short_k", (outer, edge), (edge, outer))]
+            if edge < long_edge:  # a small C over a long K
+                shapes.append(("long_k", (edge, 8 * long_edge), (8 * long_edge, edge)))
+            for which, sa, sb in shapes:
+                a = ac.asarray(rng.uniform(-1, 1, sa).astype(dt), device=device)
+                b = ac.asarray(rng.uniform(-1, 1, sb).astype(dt), device=device)
+                products.append((which, edge, 2.0 * sa[0] * sa[1] * sb[1], a, b))
+        # Interleaved passes over the products, the fastest pass of each kept: a burst of noise then spoils
+        # one pass of every product rather than every pass of one.
+        fastest = [math.inf] * len(products)
+        for pass_ in range(repeat + 1):  # the first pass warms up and is not counted
+            for i, (_, _, _, a, b) in enumerate(products):
+                start = time.perf_counter()
+                ac.matmul(a, b)
+                core._synchronize(device)
+                if pass_ > 0:
+                    fastest[i] = min(fastest[i], time.perf_counter() - start)
+        tables = {"short_k": [], "long_k": []}
+        for (which, edge, flops, _, _), seconds in zip(products, fastest):
+            tables[which].append((edge, flops / max(seconds - call, 1e-9)))
+        table = tuple(tables["short_k"])
+        long_k = tuple(tables["long_k"]) + tuple(p for p in table if p[0] >= long_edge)
+        gemms[dt] = GemmModel(peak=max(r for _, r in table), half_edge=0.0, call_seconds=call, table=table,
+                              long_k_table=long_k)
     return gemms
 
 
 def calibrate_device(device: str, dtypes=("float32", "float64"), edges=(64, 128, 256, 512, 1024, 2048),
-                     repeat: int = 3) -> DeviceModel:
-    """A model of ``device`` from measurements: GEMM times on square products of each edge (fit of peak and
-    half_edge; the smallest product's time gives the per-call cost), copy rates host<->device of 64 MiB,
-    and the host's packing rate (a block of a larger matrix copied out, as panels are)."""
+                     repeat: int = 5) -> DeviceModel:
+    """A model of ``device`` from measurements: GEMM rates by smallest extent (:func:`_fit_gemm`), copy rates
+    host<->device of 64 MiB (each way alone: the upload is timed to the device's completion, with no copy
+    back), and the host's packing rate (a block of a larger matrix copied out, as panels are)."""
     import accelera as ac
+
+    from . import _core as core
 
     info = next(d for d in ac.devices() if d["device"] == device)
     gemms = _fit_gemm(device, dtypes, edges, repeat)
     host = np.random.default_rng(0).uniform(-1, 1, (4096, 4096)).astype(np.float32)
     block = np.empty((4096, 2048), np.float32)
-    pack = 2 * block.nbytes / _median_seconds(lambda: np.copyto(block, host[:, 1024:3072]), repeat)
+    pack = 2 * block.nbytes / _fastest_seconds(lambda: np.copyto(block, host[:, 1024:3072]), repeat)
     upload = download = 0.0
     if device != "cpu":
         on_device = ac.asarray(host, device=device)
-        upload = host.nbytes / _median_seconds(lambda: ac.asarray(host, device=device).numpy()[:1, :1], repeat)
-        download = host.nbytes / _median_seconds(lambda: on_device.numpy(), repeat)
+
+        def up():
+            ac.asarray(host, device=device)
+            core._synchronize(device)
+
+        upload = host.nbytes / _fastest_seconds(up, repeat)
+        download = host.nbytes / _fastest_seconds(lambda: on_device.numpy(), repeat)
     return DeviceModel(name=device, gemm=gemms, upload=upload, download=download, latency=20e-6, pack=pack,
                        copy_engines=2, shares_host=not info["is_accelerator"],
                        memory=int(info["total_memory"] * 0.9))
 
 
 def calibrate_rank_gemm(threads: int, dtypes=("float32", "float64"), edges=(64, 128, 256, 512, 1024, 2048),
-                        blas: str = "builtin") -> dict:
-    """GemmModel s of the CPU as one MPI rank sees it: measured in a child process with ``threads`` BLAS and
-    OpenMP threads and the BLAS that C++ programs use (ACCELERA_CPU_BLAS=builtin)."""
+                        blas: str = "builtin", ranks: int = 1) -> dict:
+    """GemmModel s of the CPU as one of ``ranks`` MPI ranks on this machine sees it: measured in ``ranks``
+    child processes at once (each with ``threads`` BLAS and OpenMP threads and the BLAS that C++ programs
+    use, ACCELERA_CPU_BLAS=builtin), released together once all have started, so that each product shares
+    the cores, caches and memory bandwidth as a rank's does while the others compute; per extent, the median
+    of the ranks' rates. (One process alone measured 1.4x the per-rank rate that two ranks on two vCPUs
+    reached.)"""
     import json
     import os
     import subprocess
     import sys
 
     env = dict(os.environ, ACCELERA_CPU_BLAS=blas, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
-    code = ("import json\nfrom accelera import simulate as s\n"
-            f"g = s._fit_gemm('cpu', {tuple(dtypes)!r}, {tuple(edges)!r}, 3)\n"
-            "print(json.dumps({k: [v.peak, v.half_edge, v.call_seconds, v.table] for k, v in g.items()}))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env,
-                         check=True).stdout
-    return {k: GemmModel(v[0], v[1], v[2], tuple(tuple(p) for p in v[3]))
-            for k, v in json.loads(out.strip().splitlines()[-1]).items()}
+    code = ("import json, sys\nfrom accelera import simulate as s\n"
+            "print('ready', flush=True)\nsys.stdin.readline()\n"
+            f"g = s._fit_gemm('cpu', {tuple(dtypes)!r}, {tuple(edges)!r}, 5)\n"
+            "print(json.dumps({k: [v.peak, v.half_edge, v.call_seconds, v.table, v.long_k_table] "
+            "for k, v in g.items()}))\n")
+    children = [subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=env) for _ in range(max(1, ranks))]
+    try:
+        for child in children:
+            line = child.stdout.readline()
+            if line.strip() != "ready":
+                raise RuntimeError(f"a GEMM calibration process did not start: {child.stderr.read()[-500:]}")
+        for child in children:
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        answers = []
+        for child in children:
+            out, err = child.communicate(timeout=600)
+            if child.returncode != 0:
+                raise RuntimeError(f"a GEMM calibration process exited with {child.returncode}: {err[-500:]}")
+            answers.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    models = {}
+    for dt in answers[0]:
+        def median_table(index):
+            tables = [a[dt][index] for a in answers]
+            return tuple((edge, float(np.median([t[i][1] for t in tables]))) for i, (edge, _) in enumerate(tables[0]))
+
+        table = median_table(3)
+        call = float(np.median([a[dt][2] for a in answers]))
+        models[dt] = GemmModel(max(r for _, r in table), 0.0, call, table, median_table(4))
+    return models
 
 
 def calibrate_network(sizes=(1 << 10, 1 << 16, 1 << 20, 1 << 24), ranks: int = 2) -> NetworkModel:
-    """Broadcast bandwidth and latency between ``ranks`` MPI processes on this machine (mpirun, mpi4py)."""
+    """Broadcast bandwidth and latency, and all-to-all bandwidth, between ``ranks`` MPI processes on this
+    machine (mpirun, mpi4py): the fastest of 7 per size, a line fitted through the sizes."""
     import json
     import os
     import subprocess
@@ -408,12 +513,15 @@ def calibrate_network(sizes=(1 << 10, 1 << 16, 1 << 20, 1 << 24), ranks: int = 2
     import tempfile
 
     script = (
-        "import json, time\nimport numpy as np\nfrom mpi4py import MPI\ncomm = MPI.COMM_WORLD\nout = []\n"
+        "import json, time\nimport numpy as np\nfrom mpi4py import MPI\ncomm = MPI.COMM_WORLD\n"
+        "p = comm.Get_size()\nout = {'bcast': [], 'alltoall': []}\n"
+        "def fastest(f):\n    f(); times = []\n    for _ in range(7):\n"
+        "        comm.Barrier(); start = time.perf_counter(); f()\n"
+        "        comm.Barrier(); times.append(time.perf_counter() - start)\n    return min(times)\n"
         f"for size in {list(sizes)}:\n"
-        "    buf = np.ones(size // 8)\n    comm.Bcast(buf)\n    times = []\n"
-        "    for _ in range(7):\n        comm.Barrier(); start = time.perf_counter(); comm.Bcast(buf)\n"
-        "        comm.Barrier(); times.append(time.perf_counter() - start)\n"
-        "    out.append((size, sorted(times)[3]))\n"
+        "    buf = np.ones(size // 8)\n    out['bcast'].append((size, fastest(lambda: comm.Bcast(buf))))\n"
+        "    send, recv = np.ones(p * (size // 8)), np.empty(p * (size // 8))\n"
+        "    out['alltoall'].append((size * (p - 1), fastest(lambda: comm.Alltoall(send, recv))))\n"
         "if comm.Get_rank() == 0: print(json.dumps(out))\n")
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_btl_vader_single_copy_mechanism="none")
@@ -424,12 +532,16 @@ def calibrate_network(sizes=(1 << 10, 1 << 16, 1 << 20, 1 << 24), ranks: int = 2
                               capture_output=True, text=True, timeout=300, env=env, check=True)
     finally:
         os.unlink(f.name)
-    points = json.loads(proc.stdout.strip().splitlines()[-1])
-    sizes_ = np.array([s for s, _ in points], dtype=float)
-    times = np.array([t for _, t in points])
-    slope, intercept = np.polyfit(sizes_, times, 1)
+    measured = json.loads(proc.stdout.strip().splitlines()[-1])
+
+    def fit(points):
+        slope, intercept = np.polyfit([float(s) for s, _ in points], [t for _, t in points], 1)
+        return 1.0 / max(slope, 1e-15), intercept
+
+    bandwidth, intercept = fit(measured["bcast"])
+    exchange, _ = fit(measured["alltoall"])
     hops = math.ceil(math.log2(ranks))
-    return NetworkModel(bandwidth=1.0 / max(slope, 1e-15), latency=max(intercept / hops, 1e-7))
+    return NetworkModel(bandwidth=bandwidth, latency=max(intercept / hops, 1e-7), exchange_bandwidth=exchange)
 
 
 def h100_pcie(count_in_host: int = 1) -> DeviceModel:

@@ -160,3 +160,46 @@ def test_stated_models_say_what_they_assume():
     assert math.isclose(sim.infiniband_ndr200().bandwidth, 23e9)
     replaced = dataclasses.replace(gpu, memory=1)
     assert replaced.memory == 1
+
+
+def test_a_long_k_product_takes_the_long_k_rate_and_the_others_the_short_k_rate():
+    model = sim.GemmModel(2e11, 0.0, 0.0, table=((64, 1e11), (1024, 2e11)), long_k_table=((64, 5e10), (1024, 2e11)))
+    assert model.seconds(64, 64, 1 << 16) == pytest.approx(2.0 * 64 * 64 * (1 << 16) / 5e10)  # K the long side
+    assert model.seconds(1024, 1024, 64) == pytest.approx(2.0 * 1024 * 1024 * 64 / 1e11)  # K the short side
+    assert model.seconds(64, 1024, 1024) == pytest.approx(2.0 * 64 * 1024 * 1024 / 1e11)  # K not the longest
+    plain = sim.GemmModel(2e11, 0.0, 0.0, table=((64, 1e11), (1024, 2e11)))
+    assert plain.seconds(64, 64, 1 << 16) == pytest.approx(2.0 * 64 * 64 * (1 << 16) / 1e11)
+
+
+def test_split_k_exchanges_at_the_all_to_all_rate_when_one_is_measured():
+    device = cpu_like(memory=1 << 34)
+    broadcast_only = sim.NetworkModel(bandwidth=1e10, latency=0.0)
+    slow_exchange = dataclasses.replace(broadcast_only, exchange_bandwidth=2.5e9)
+    assert broadcast_only.exchange == 1e10 and slow_exchange.exchange == 2.5e9
+    args = (256, 256, 65536, "float32", 2, 2, device)
+    fast, slow = sim.simulate_split_k(*args, broadcast_only), sim.simulate_split_k(*args, slow_exchange)
+    assert slow["exchange_seconds"] > 2 * fast["exchange_seconds"] and slow["reduce_seconds"] > fast["reduce_seconds"]
+    assert slow["compute_seconds"] == fast["compute_seconds"]
+
+
+def test_oversubscribed_ranks_pack_at_their_share_of_a_core():
+    device = dataclasses.replace(cpu_like(memory=1 << 34), pack=1e9)
+    network = sim.NetworkModel(bandwidth=1e10, latency=0.0)
+    args = (2048, 2048, 2048, "float32", 2, 2, device, network)
+    whole, half = sim.simulate_summa(*args, share=1.0, overlap=False), sim.simulate_summa(*args, share=0.5, overlap=False)
+    assert half["compute_seconds"] > 1.9 * whole["compute_seconds"]  # products and packing both at half speed
+
+
+def test_calibration_measures_both_tables_on_the_cpu():
+    model = sim.calibrate_device("cpu", dtypes=("float32",), edges=(64, 128), repeat=1)
+    gemm = model.gemm["float32"]
+    assert [e for e, _ in gemm.table] == [64, 128] and [e for e, _ in gemm.long_k_table] == [64, 128]
+    assert all(math.isfinite(r) and r > 1e8 for _, r in gemm.table + gemm.long_k_table)
+    assert 0 < gemm.call_seconds <= 1e-3 and model.pack > 0 and not model.has_bus
+
+
+def test_rank_calibration_runs_its_processes_together():
+    gemms = sim.calibrate_rank_gemm(1, dtypes=("float64",), edges=(64, 128), ranks=2)
+    gemm = gemms["float64"]
+    assert [e for e, _ in gemm.table] == [64, 128] and [e for e, _ in gemm.long_k_table] == [64, 128]
+    assert all(math.isfinite(r) and r > 1e8 for _, r in gemm.table + gemm.long_k_table)
