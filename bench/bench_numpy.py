@@ -3,7 +3,7 @@
     python bench/bench_numpy.py [--quick] [--markdown]
 
 Ratios are NumPy time / Accelera time (> 1: Accelera is faster), each the best of several runs after a
-warm-up. The interleaved rows time a product that follows the other library's product with no pause, as
+warm-up (the small products' rows: the median of 101). The interleaved rows time a product that follows the other library's product with no pause, as
 code that mixes NumPy and Accelera does (the median of 7; Note [Sharing NumPy's BLAS]); ACCELERA_CPU_BLAS=
 builtin shows them on Accelera's own OpenBLAS. The copy-bandwidth row is the physical limit for the element-wise ops: an add reads two arrays
 and writes one, so it cannot beat (3 x bytes) / bandwidth.
@@ -21,7 +21,11 @@ import numpy as np
 import accelera as acc
 
 
+QUIET_SECONDS = 0.25  # OpenBLAS's workers spin for about 0.1 s after a product (Note [Sharing NumPy's BLAS])
+
+
 def best_time(fn, repeat: int) -> float:
+    time.sleep(QUIET_SECONDS)  # the other library's workers asleep: each library timed alone
     fn()  # warm-up: first-touch page faults, thread pools, caches
     times = []
     for _ in range(repeat):
@@ -52,6 +56,19 @@ def cpu_name() -> str:
     return platform.processor()
 
 
+def median_time(fn, repeat: int) -> float:
+    """The median of ``repeat`` timed calls after a warm-up: for calls of microseconds, where the fastest of a
+    few says little about the typical one."""
+    time.sleep(QUIET_SECONDS)
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return sorted(times)[len(times) // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
@@ -73,15 +90,28 @@ def main() -> None:
             rows.append((f"matmul {n} {np.dtype(dtype).name}", f"{gflop / t_np:.1f} GFLOP/s",
                          f"{gflop / t_acc:.1f} GFLOP/s", t_np / t_acc))
 
+    # Small products, where a call's fixed costs and waking threads weigh (Note [Small products on one thread]).
+    for dtype in (np.float32, np.float64):
+        for n in (64, 128, 256):
+            a = rng.standard_normal((n, n)).astype(dtype)
+            b = rng.standard_normal((n, n)).astype(dtype)
+            ta, tb = acc.asarray(a), acc.asarray(b)
+            t_np = median_time(lambda: a @ b, 101)
+            t_acc = median_time(lambda: acc.matmul(ta, tb), 101)
+            gflop = 2 * n**3 / 1e9
+            rows.append((f"matmul {n} {np.dtype(dtype).name} (median)", f"{gflop / t_np:.1f} GFLOP/s",
+                         f"{gflop / t_acc:.1f} GFLOP/s", t_np / t_acc))
+
     # Interleaved with NumPy: each library's product right after the other's, against NumPy right after NumPy.
-    for n in sizes[:2]:
+    for n in [128] + sizes[:2]:
         a = rng.standard_normal((n, n)).astype(np.float32)
         b = rng.standard_normal((n, n)).astype(np.float32)
         ta, tb = acc.asarray(a), acc.asarray(b)
         gflop = 2 * n**3 / 1e9
-        t_np_np = interleaved_time(lambda: a @ b, lambda: a @ b)
-        t_np_acc = interleaved_time(lambda: a @ b, lambda: acc.matmul(ta, tb))
-        t_acc_np = interleaved_time(lambda: acc.matmul(ta, tb), lambda: a @ b)
+        repeat = 51 if n < 512 else 7
+        t_np_np = interleaved_time(lambda: a @ b, lambda: a @ b, repeat)
+        t_np_acc = interleaved_time(lambda: a @ b, lambda: acc.matmul(ta, tb), repeat)
+        t_acc_np = interleaved_time(lambda: acc.matmul(ta, tb), lambda: a @ b, repeat)
         rows.append((f"matmul {n} after np.matmul", f"{gflop / t_np_np:.1f} GFLOP/s", f"{gflop / t_np_acc:.1f} GFLOP/s",
                      t_np_np / t_np_acc))
         rows.append((f"np.matmul {n} after acc", f"{gflop / t_np_np:.1f} GFLOP/s", f"{gflop / t_acc_np:.1f} GFLOP/s",
@@ -112,7 +142,8 @@ def main() -> None:
     blas = acc.cpu_blas_info()
     threads = os.environ.get("ACCELERA_NUM_THREADS", os.environ.get("OMP_NUM_THREADS", str(os.cpu_count())))
     header = (f"machine: {cpu_name()}, {os.cpu_count()} cores, Accelera threads={threads}; "
-              f"numpy {np.__version__}, accelera {acc.__version__}; CPU BLAS {blas['library'].rsplit('/', 1)[-1]}")
+              f"numpy {np.__version__}, accelera {acc.__version__}; CPU BLAS {blas['library'].rsplit('/', 1)[-1]}"
+              + (f" (OpenBLAS {blas['core']} kernels for float64)" if blas["core"] and not blas["builtin"] else ""))
     if args.markdown:
         print(header + "\n")
         print("| case | NumPy | Accelera | ratio (NumPy time / Accelera time) |")

@@ -39,6 +39,7 @@ int run_info(const InfoOptions& options) {
                      {"suggested_core", blas.suggested_core},
                      {"integer_bits", blas.integer_bits},
                      {"threads", blas.threads},
+                     {"one_thread_below_flops", blas.one_thread_below_flops},
                      {"builtin", blas.builtin}};
     j["absent_backends"] = nlohmann::json::object();
     for (DeviceKind kind : {DeviceKind::cuda, DeviceKind::opencl}) {
@@ -79,6 +80,10 @@ int run_info(const InfoOptions& options) {
              blas.core.empty() ? "" : (blas.symbols == "dnnl_sgemm" ? "float64 on OpenBLAS's " : "") + blas.core + " kernels, ",
              blas.integer_bits,
              blas.threads);
+  if (blas.one_thread_below_flops > 0) {
+    fmt::print("  float32 products below {:.1f} MFLOP run on one thread (waking the others costs more)\n",
+               blas.one_thread_below_flops / 1e6);
+  }
   if (!blas.suggested_core.empty()) {
     fmt::print("  warning: OpenBLAS runs its {} kernels on this CPU; OPENBLAS_CORETYPE={} selects faster ones\n",
                blas.core, blas.suggested_core);

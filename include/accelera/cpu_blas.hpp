@@ -26,6 +26,9 @@ struct CpuBlasInfo {
   std::string suggested_core;
   int integer_bits = 32;  // 32 or 64: the width of BLAS sizes (64 lifts the 2^31 limit on rows and columns)
   int threads = 0;        // the library's thread count when it says it, else 0
+  // float32 products on oneDNN below this many FLOPs run on the calling thread (Note [Small products on one
+  // thread] in src/backends/cpu/blas.cpp: measured on first use); 0 with another library or one thread.
+  double one_thread_below_flops = 0;
   bool builtin = false;   // true for the OpenBLAS that libaccelera was linked with
 };
 

@@ -31,8 +31,9 @@ def cpu_blas_info() -> dict:
     """The BLAS that CPU matrix products run on: ``library`` (its path), ``symbols`` (the sgemm entry point),
     ``config`` (OpenBLAS's build line), ``core`` (OpenBLAS's kernel family), ``suggested_core`` (set when
     OpenBLAS fell back to kernels below this CPU's: the OPENBLAS_CORETYPE value that fixes it, read when the
-    library loads), ``integer_bits`` (32 or 64), ``threads`` and ``builtin`` (True for the OpenBLAS that
-    Accelera was built with)."""
+    library loads), ``integer_bits`` (32 or 64), ``threads``, ``one_thread_below_flops`` (float32 products on
+    oneDNN smaller than this run on one thread: Note [Small products on one thread], measured on first use)
+    and ``builtin`` (True for the OpenBLAS that Accelera was built with)."""
     return _core.cpu_blas_info()
 
 

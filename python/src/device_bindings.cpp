@@ -136,6 +136,7 @@ void bind_devices(nb::module_& m) {
     d["suggested_core"] = info.suggested_core;
     d["integer_bits"] = info.integer_bits;
     d["threads"] = info.threads;
+    d["one_thread_below_flops"] = info.one_thread_below_flops;
     d["builtin"] = info.builtin;
     return d;
   });

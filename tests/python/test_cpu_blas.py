@@ -165,3 +165,42 @@ def test_accelera_info_names_the_blas():
                             timeout=TIMEOUT)
     assert result.returncode == 0, result.stderr
     assert f"CPU BLAS: {ac.cpu_blas_info()['library']}" in result.stdout
+
+
+def test_small_products_run_on_one_thread_below_a_measured_limit():
+    """Note [Small products on one thread]: the limit is measured (finite, not negative) with oneDNN and
+    several threads, and is 0 on one thread, where there is nothing to split."""
+    info = ac.cpu_blas_info()
+    if info["symbols"] != "dnnl_sgemm":
+        assert info["one_thread_below_flops"] == 0
+        return
+    assert math.isfinite(info["one_thread_below_flops"]) and info["one_thread_below_flops"] >= 0
+    code = "import accelera as ac; print(ac.cpu_blas_info()['one_thread_below_flops'])"
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout.strip().splitlines()[-1]) == 0
+
+
+def test_products_either_side_of_the_limit_from_several_threads_are_right():
+    """Running a small product on one thread is a per-thread setting: threads mixing small and large products
+    at once all get right results."""
+    rng = np.random.default_rng(7)
+    cases = [(rng.standard_normal((n, n)).astype(np.float32), rng.standard_normal((n, n)).astype(np.float32))
+             for n in (17, 64, 200, 384)]
+    errors = []
+
+    def work():
+        try:
+            for _ in range(3):
+                for a, b in cases:
+                    _check_matmul(a, b)
+        except AssertionError as exc:  # reported below, with the thread's failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <climits>
 #include <filesystem>
@@ -31,11 +32,11 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "accelera/core/error.hpp"
-#include "accelera/cpu_features.hpp"
 #include "backends/cpu/blas.hpp"
 #include "backends/cpu/simd/simd_kernels.hpp"
 
@@ -144,25 +145,6 @@ std::atomic<const Provider*>& current() {
 }
 
 #ifdef ACCELERA_HAVE_ONEDNN
-// Note [Small products on one thread]: oneDNN's sgemm splits even a 64 x 64 product across every OpenMP
-// thread. Waking a sleeping worker costs tens of microseconds on a VM (cpu_parallel_grain().wake_microseconds,
-// 65 on a 2-vCPU Xeon VM), and more while another pool still spins on the cores: a 64^3 product right after
-// NumPy's took 226 us on two threads and 11 on one. A product therefore runs on the calling thread when
-// splitting it cannot repay one wake-up: below wake x (one core's rate) x T / (T - 1) FLOPs, one core's rate
-// taken as 100 GFLOP/s (AVX2: two 8-lane FMAs a cycle at 3 GHz). On that VM (wake 65 us, T = 2) the limit is
-// 13 MFLOP, a square edge of about 190, where two threads start to win (n = 128: 27 us on either; 192: 73 on
-// two, 81-116 on one).
-std::int64_t single_thread_product_flops() {
-  static const std::int64_t flops = [] {
-    const CpuParallelGrain grain = cpu_parallel_grain();
-    if (grain.threads <= 1) return std::int64_t{0};
-    constexpr double kOneCoreFlopsPerMicrosecond = 100e3;
-    return static_cast<std::int64_t>(grain.wake_microseconds * kOneCoreFlopsPerMicrosecond * grain.threads /
-                                     (grain.threads - 1));
-  }();
-  return flops;
-}
-
 // OpenMP's thread count for regions the calling thread opens, set for a scope (a per-thread setting).
 class OpenMpThreads {
  public:
@@ -175,13 +157,69 @@ class OpenMpThreads {
   int before_;
 };
 
+// Note [Small products on one thread]: oneDNN's sgemm splits even a 64 x 64 product across every OpenMP
+// thread, and a product called from Python finds the workers asleep (the package's short spin, Note [OpenMP
+// wait policy], is over before the next call). Each of the product's parallel regions and barriers then waits
+// for a wake-up, which costs little on bare metal and up to a few hundred microseconds on a VM, more while
+// another pool still spins on the cores: on a 2-vCPU Xeon VM, a 64^3 product right after NumPy's took 226 us
+// on two threads and 11 on one; after a pause, 128^3 took 102 us on two and 43 on one, 256^3 378 and 216.
+// (An empty region's wake-up, as Note [Parallel grain] measures it with the workers still spinning, said 1 us
+// there.) So the first product measures what splitting costs: one thread's time t1 on a 256^3 product, and
+// the time tT of the same product on all T threads, each the median of eight runs entered after the workers
+// have gone to sleep (a 300 us pause before each). Splitting costs O = tT - t1 / T, and pays for a product
+// whose one-thread time exceeds O T / (T - 1); smaller products run on the calling thread. On that VM the
+// limit came out at 9-26 MFLOP (square edges of 165-235) over runs; products just above it (192^3, 256^3)
+// still ran 1.2-1.8x faster on one thread in a Python loop, which pays more per split than this measurement
+// sees, so the limit errs towards splitting. Where workers spin (OMP_WAIT_POLICY=active, a long
+// GOMP_SPINCOUNT) O is small and products split as before. About 10 ms, once per process.
+template <class Sgemm>
+double median_microseconds_after_pause(Sgemm&& sgemm) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> times;
+  for (int i = 0; i < 9; ++i) {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    const auto start = Clock::now();
+    sgemm();
+    if (i > 0) times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+double single_thread_product_flops() {
+  static const double flops = [] {
+    const int threads = omp_get_max_threads();
+    if (threads <= 1) return 0.0;
+    constexpr std::int64_t n = 256;  // near where splitting starts to pay on VMs: smaller ones understate it
+    std::vector<float> a(n * n, 0.5f), c(n * n, 0.0f);
+    const auto sgemm = [&] {
+      const dnnl_status_t status = dnnl_sgemm('N', 'N', n, n, n, 1.0f, a.data(), n, a.data(), n, 0.0f, c.data(), n);
+      ACC_CHECK(status == dnnl_success, DeviceError, "oneDNN's sgemm failed on a {0}x{0}x{0} product (status {1})",
+                n, static_cast<int>(status));
+    };
+    double one = 0;
+    {
+      const OpenMpThreads single(1);
+      one = median_microseconds_after_pause(sgemm);
+    }
+    const double all = median_microseconds_after_pause(sgemm);
+    // A cost beyond a millisecond is a stall of the machine, not what every product pays.
+    const double splitting = std::clamp(all - one / threads, 0.0, 1000.0);
+    const double one_thread_flops_per_microsecond = 2.0 * n * n * n / std::max(one, 1e-3);
+    return splitting * one_thread_flops_per_microsecond * threads / (threads - 1);
+  }();
+  return flops;
+}
+
 void onednn_gemm(const char* what, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                  std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
   if (m == 0 || n == 0) return;
-  const auto sgemm = [&] { return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc); };
+  const auto sgemm = [&] {
+    return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  };
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   dnnl_status_t status;
-  if (!omp_in_parallel() && flops < static_cast<double>(single_thread_product_flops())) {
+  if (!omp_in_parallel() && flops < single_thread_product_flops()) {
     const OpenMpThreads one(1);
     status = sgemm();
   } else {
@@ -303,6 +341,9 @@ CpuBlasInfo cpu_blas_info() {
   const Provider& p = *current().load(std::memory_order_acquire);
   CpuBlasInfo info = p.info;
   info.threads = p.num_threads != nullptr ? p.num_threads() : 0;
+#ifdef ACCELERA_HAVE_ONEDNN
+  if (p.onednn_sgemm) info.one_thread_below_flops = single_thread_product_flops();
+#endif
   if (p.core_name != nullptr) {
     const char* core = p.core_name();
     info.core = core != nullptr ? core : "";
