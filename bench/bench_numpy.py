@@ -3,10 +3,12 @@
     python bench/bench_numpy.py [--quick] [--markdown]
 
 Ratios are NumPy time / Accelera time (> 1: Accelera is faster), each the best of several runs after a
-warm-up (the small products' rows: the median of 101). The interleaved rows time a product that follows the other library's product with no pause, as
-code that mixes NumPy and Accelera does (the median of 7; Note [Sharing NumPy's BLAS]); ACCELERA_CPU_BLAS=
-builtin shows them on Accelera's own OpenBLAS. The copy-bandwidth row is the physical limit for the element-wise ops: an add reads two arrays
-and writes one, so it cannot beat (3 x bytes) / bandwidth.
+warm-up (the small products' rows: the median of 101), each library timed after a pause that lets the
+other's workers go to sleep. The interleaved rows time a product that follows the other library's product
+with no pause, as code that mixes NumPy and Accelera does (the median of 7, of 51 for small products; Note
+[Sharing NumPy's BLAS]); ACCELERA_CPU_BLAS=builtin shows them on Accelera's own OpenBLAS. The copy-bandwidth
+row is the physical limit for the element-wise ops: an add reads two arrays and writes one, so it cannot
+beat (3 x bytes) / bandwidth.
 """
 
 from __future__ import annotations

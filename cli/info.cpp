@@ -75,11 +75,12 @@ int run_info(const InfoOptions& options) {
   fmt::print("CPU parallel grain: {} elements ({} threads; waking them costs {:.1f} us, one thread does {:.0f} "
              "elements/us)\n",
              grain.elements, grain.threads, grain.wake_microseconds, grain.elements_per_microsecond);
+  // With oneDNN, the kernel family is that of the linked OpenBLAS, which runs the float64 products.
+  const std::string kernels = blas.core.empty() ? ""
+                              : blas.symbols == "dnnl_sgemm" ? "float64 on OpenBLAS's " + blas.core + " kernels, "
+                                                             : blas.core + " kernels, ";
   fmt::print("CPU BLAS: {} ({}{}{}-bit sizes, {} threads; ACCELERA_CPU_BLAS in Python)\n", blas.library,
-             blas.builtin ? "linked, " : "",
-             blas.core.empty() ? "" : (blas.symbols == "dnnl_sgemm" ? "float64 on OpenBLAS's " : "") + blas.core + " kernels, ",
-             blas.integer_bits,
-             blas.threads);
+             blas.builtin ? "linked, " : "", kernels, blas.integer_bits, blas.threads);
   if (blas.one_thread_below_flops > 0) {
     fmt::print("  float32 products below {:.1f} MFLOP run on one thread (waking the others costs more)\n",
                blas.one_thread_below_flops / 1e6);

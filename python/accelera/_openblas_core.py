@@ -103,6 +103,11 @@ def choose() -> str | None:
         return None
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return None  # OpenBLAS's fallback on other architectures is not the slow SSE3 one
+    if getattr(sys, "frozen", False) or not os.path.basename(sys.executable or "").startswith("python"):
+        # An embedding program (a frozen application, a server) may not be a Python that runs "-c"; then the
+        # library keeps its own choice, and `accelera info` or cpu_blas_info() says whether it is the slow one.
+        _log.debug("not asking which kernels the linked OpenBLAS picks: %r is not a Python interpreter", sys.executable)
+        return None
     key = _key()
     if key is None:
         return None

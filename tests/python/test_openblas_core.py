@@ -119,3 +119,11 @@ def test_an_imported_package_runs_the_kernels_this_cpu_should_run(tmp_path):
         assert suggested == "" and variable is None, (core, suggested, variable, done.stderr)
         assert "Prescott" not in done.stderr
     assert ac.cpu_blas_info()["suggested_core"] == ""  # this test process too
+
+
+@linux_x86
+def test_an_embedding_program_is_not_run_as_a_probe(fresh_cache, monkeypatch):
+    calls = _counting_probe(monkeypatch, {"core": "Prescott", "suggested_core": "SkylakeX"})
+    monkeypatch.setattr(oc.sys, "executable", "/usr/sbin/some-server")
+    assert oc.choose() is None and calls == []
+    assert oc.VARIABLE not in os.environ

@@ -186,7 +186,8 @@ def test_oversubscribed_ranks_pack_at_their_share_of_a_core():
     device = dataclasses.replace(cpu_like(memory=1 << 34), pack=1e9)
     network = sim.NetworkModel(bandwidth=1e10, latency=0.0)
     args = (2048, 2048, 2048, "float32", 2, 2, device, network)
-    whole, half = sim.simulate_summa(*args, share=1.0, overlap=False), sim.simulate_summa(*args, share=0.5, overlap=False)
+    whole = sim.simulate_summa(*args, share=1.0, overlap=False)
+    half = sim.simulate_summa(*args, share=0.5, overlap=False)
     assert half["compute_seconds"] > 1.9 * whole["compute_seconds"]  # products and packing both at half speed
 
 
