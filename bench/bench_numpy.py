@@ -26,15 +26,21 @@ import accelera as acc
 QUIET_SECONDS = 0.25  # OpenBLAS's workers spin for about 0.1 s after a product (Note [Sharing NumPy's BLAS])
 
 
-def best_time(fn, repeat: int) -> float:
-    time.sleep(QUIET_SECONDS)  # the other library's workers asleep: each library timed alone
+def timed_alone(fn, repeat: int) -> list[float]:
+    """Seconds of ``repeat`` calls after a warm-up, the other library's workers asleep: each library timed
+    alone."""
+    time.sleep(QUIET_SECONDS)
     fn()  # warm-up: first-touch page faults, thread pools, caches
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return min(times)
+    return times
+
+
+def best_time(fn, repeat: int) -> float:
+    return min(timed_alone(fn, repeat))
 
 
 def interleaved_time(before, timed, repeat: int = 7) -> float:
@@ -59,15 +65,8 @@ def cpu_name() -> str:
 
 
 def median_time(fn, repeat: int) -> float:
-    """The median of ``repeat`` timed calls after a warm-up: for calls of microseconds, where the fastest of a
-    few says little about the typical one."""
-    time.sleep(QUIET_SECONDS)
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
+    """For calls of microseconds, where the fastest of a few says little about the typical one."""
+    times = timed_alone(fn, repeat)
     return sorted(times)[len(times) // 2]
 
 

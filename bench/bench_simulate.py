@@ -4,11 +4,11 @@ then asked about machines that are not here.
     python bench/bench_simulate.py [--dist-bench build/dev/bench/accelera_dist_bench] [--plots docs]
 
 1. Calibration: GEMM rates by smallest extent (products of 1024 x s x 1024, s = 64 .. 2048), copy and
-   packing rates of cpu and opencl:0 (this sets POCL_DEVICES="pthread pthread" unless it is set), one MPI
-   rank's float64 GEMM, and MPI broadcast bandwidth and latency between two ranks.
+   packing rates of cpu and opencl:0 (this sets POCL_DEVICES="pthread pthread" unless it is set), an MPI
+   rank's float64 GEMM with the other ranks computing, and MPI broadcast and all-to-all rates per rank count.
 2. Validation, in --rounds rounds (default 3), each calibrating every model just before measuring the
-   cases it predicts: predicted vs measured seconds (the fastest of 5) for the out-of-core engine on one device
-   (cpu, opencl:0) and on two PoCL devices, float32 n = 2048 and 4096 with a budget of 1/8 of A and B; and
+   cases it predicts: predicted vs measured seconds (the fastest of 5) for the out-of-core engine on one
+   device (cpu, opencl:0) and on two PoCL devices, float32 n = 2048 and 4096 with a budget of 1/8 of A and B; and
    accelera::dist on 1, 2 and 4 MPI ranks (the benchmark program's own timing), float64 n = 2048, and its
    split-K schedule on 2 and 4 ranks. Target: within 15%; the table gives every round's error and their
    median.

@@ -20,7 +20,8 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
+
+from ._files import user_cache_file, write_json
 
 _log = logging.getLogger("accelera")
 VARIABLE = "OPENBLAS_CORETYPE"
@@ -31,8 +32,7 @@ _PROBE = ("import json, accelera\n"
 
 
 def cache_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "accelera", "openblas-core.json")
+    return user_cache_file("openblas-core.json")
 
 
 def _cpu_signature() -> str:
@@ -69,20 +69,10 @@ def _read(path: str) -> dict:
 
 
 def _write(path: str, entries: dict) -> None:
-    directory = os.path.dirname(path)
     try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".openblas-core-", dir=directory)
+        write_json(path, entries)
     except OSError as exc:
         _log.debug("cannot keep the OpenBLAS core choice in %s (%s); it will be asked again", path, exc)
-        return
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(entries, f, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _probe() -> dict:

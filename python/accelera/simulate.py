@@ -379,8 +379,6 @@ def _fit_gemm(device: str, dtypes, edges, repeat: int, long_edge: int = 1024) ->
     times 8 long_edge x s gives the long-K table (GemmModel)."""
     import accelera as ac
 
-    from . import _core as core
-
     gemms = {}
     for dt in dtypes:
         # The call cost first: a small square product, whose time is mostly that.
@@ -388,7 +386,7 @@ def _fit_gemm(device: str, dtypes, edges, repeat: int, long_edge: int = 1024) ->
 
         def tiny():
             ac.matmul(small, small)
-            core._synchronize(device)
+            _core._synchronize(device)
 
         call = min(_fastest_seconds(tiny, max(repeat, 5)), 1e-3)
         products = []  # (table, edge, FLOPs, A, B)
@@ -409,7 +407,7 @@ def _fit_gemm(device: str, dtypes, edges, repeat: int, long_edge: int = 1024) ->
             for i, (_, _, _, a, b) in enumerate(products):
                 start = time.perf_counter()
                 ac.matmul(a, b)
-                core._synchronize(device)
+                _core._synchronize(device)
                 if pass_ > 0:
                     fastest[i] = min(fastest[i], time.perf_counter() - start)
         tables = {"short_k": [], "long_k": []}
@@ -429,8 +427,6 @@ def calibrate_device(device: str, dtypes=("float32", "float64"), edges=(64, 128,
     back), and the host's packing rate (a block of a larger matrix copied out, as panels are)."""
     import accelera as ac
 
-    from . import _core as core
-
     info = next(d for d in ac.devices() if d["device"] == device)
     gemms = _fit_gemm(device, dtypes, edges, repeat)
     host = np.random.default_rng(0).uniform(-1, 1, (4096, 4096)).astype(np.float32)
@@ -442,7 +438,7 @@ def calibrate_device(device: str, dtypes=("float32", "float64"), edges=(64, 128,
 
         def up():
             ac.asarray(host, device=device)
-            core._synchronize(device)
+            _core._synchronize(device)
 
         upload = host.nbytes / _fastest_seconds(up, repeat)
         download = host.nbytes / _fastest_seconds(lambda: on_device.numpy(), repeat)

@@ -21,13 +21,13 @@ import logging
 import os
 import platform
 import statistics
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from .. import _core
+from .._files import user_cache_file, write_json
 from ._gpu_info import driver_version
 
 _log = logging.getLogger("accelera.offload")
@@ -202,21 +202,11 @@ def cache_path() -> str | None:
         return None
     if setting:
         return os.path.abspath(os.path.expanduser(setting))
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "accelera", "offload-calibration.json")
+    return user_cache_file("offload-calibration.json")
 
 
 def _write(path: str, entries: dict) -> None:
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".calibration-", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump({"format": FORMAT, "entries": entries}, f, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_json(path, {"format": FORMAT, "entries": entries})
 
 
 def load_or_measure(device: str) -> tuple[Calibration, str]:

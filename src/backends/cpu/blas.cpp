@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <type_traits>
@@ -168,7 +169,7 @@ class OpenMpThreads {
 // the time tT of the same product on all T threads, each the median of eight runs entered after the workers
 // have gone to sleep (a 300 us pause before each). Splitting costs O = tT - t1 / T, and pays for a product
 // whose one-thread time exceeds O T / (T - 1); smaller products run on the calling thread. On that VM the
-// limit came out at 9-26 MFLOP (square edges of 165-235) over runs; products just above it (192^3, 256^3)
+// limit came out at 9-36 MFLOP (square edges of 165-260) over runs; products just above it (192^3, 256^3)
 // still ran 1.2-1.8x faster on one thread in a Python loop, which pays more per split than this measurement
 // sees, so the limit errs towards splitting. Where workers spin (OMP_WAIT_POLICY=active, a long
 // GOMP_SPINCOUNT) O is small and products split as before. About 10 ms, once per process.
@@ -214,17 +215,11 @@ double single_thread_product_flops() {
 void onednn_gemm(const char* what, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                  std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
   if (m == 0 || n == 0) return;
-  const auto sgemm = [&] {
-    return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
-  };
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  dnnl_status_t status;
-  if (!omp_in_parallel() && flops < single_thread_product_flops()) {
-    const OpenMpThreads one(1);
-    status = sgemm();
-  } else {
-    status = sgemm();
-  }
+  std::optional<OpenMpThreads> one_thread;
+  if (!omp_in_parallel() && flops < single_thread_product_flops()) one_thread.emplace(1);
+  const dnnl_status_t status =
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
   ACC_CHECK(status == dnnl_success, DeviceError, "{}: oneDNN's sgemm failed on a {}x{}x{} product (status {})", what,
             m, k, n, static_cast<int>(status));
 }
