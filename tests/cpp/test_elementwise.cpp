@@ -128,6 +128,8 @@ TEST_P(BinaryOps, LargeInputsSplitAcrossThreads) {
       check_binary(c, dt, dt, la, lb, Shape{257, 131}, Shape{257, 131}, rng);
       check_binary(c, dt, dt, la, lb, Shape{257, 131}, Shape{131}, rng);
     }
+    // Note [Balanced element-wise loops]: many chunks in the shared half, the last one partial.
+    check_binary(c, dt, dt, Layout::contiguous, Layout::broadcast, Shape{1031, 523}, Shape{523}, rng);
   }
 }
 
