@@ -81,6 +81,10 @@ int run_info(const InfoOptions& options) {
                                                              : blas.core + " kernels, ";
   fmt::print("CPU BLAS: {} ({}{}{}-bit sizes, {} threads; ACCELERA_CPU_BLAS in Python)\n", blas.library,
              blas.builtin ? "linked, " : "", kernels, blas.integer_bits, blas.threads);
+  if (blas.spin_log2_cycles > 0) {
+    fmt::print("  OpenBLAS's workers spin 2^{} cycles after a product (OPENBLAS_THREAD_TIMEOUT)\n",
+               blas.spin_log2_cycles);
+  }
   if (blas.one_thread_below_flops > 0) {
     fmt::print("  float32 products below {:.1f} MFLOP run on one thread (waking the others costs more)\n",
                blas.one_thread_below_flops / 1e6);

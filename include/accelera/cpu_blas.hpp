@@ -29,6 +29,10 @@ struct CpuBlasInfo {
   // float32 products on oneDNN below this many FLOPs run on the calling thread (Note [Small products on one
   // thread] in src/backends/cpu/blas.cpp: measured on first use); 0 with another library or one thread.
   double one_thread_below_flops = 0;
+  // OpenBLAS's workers spin 2^this cycles after a product before they sleep (OPENBLAS_THREAD_TIMEOUT, read
+  // when the library loads; 28 by default, about 0.1 s: Note [OpenBLAS thread timeout] in cli/main.cpp); of
+  // the library that runs float64 products; 0 when it is not OpenBLAS.
+  int spin_log2_cycles = 0;
   bool builtin = false;   // true for the OpenBLAS that libaccelera was linked with
 };
 

@@ -21,10 +21,12 @@ import numpy  # noqa: E402,F401  (NumPy loads its own BLAS first, choosing its k
 from . import _openblas_core  # noqa: E402
 
 _openblas_coretype = _openblas_core.choose()  # Note [OpenBLAS core type]: read when _core loads OpenBLAS
+_openblas_timeout = _openblas_core.set_thread_timeout()  # Note [OpenBLAS thread timeout] (cli/main.cpp)
 from . import _args, _core, _dtypes  # noqa: E402
 
 _openblas_core.loaded(_openblas_coretype, _core.cpu_blas_info)
-del _openblas_coretype
+_openblas_core.unset(_openblas_core.TIMEOUT_VARIABLE, _openblas_timeout)
+del _openblas_coretype, _openblas_timeout
 
 # Kernels still queued when the interpreter ends would run while the drivers are torn down: wait for them
 # first (Note [Work queued at exit] in src/core/registry.cpp). Python's atexit functions run before the C

@@ -25,6 +25,8 @@ from ._files import user_cache_file, write_json
 
 _log = logging.getLogger("accelera")
 VARIABLE = "OPENBLAS_CORETYPE"
+TIMEOUT_VARIABLE = "OPENBLAS_THREAD_TIMEOUT"
+THREAD_TIMEOUT = "20"  # the C++ program's value (cli/main.cpp): 2^20 cycles of spinning, about half a millisecond
 _IN_PROBE = "_ACCELERA_OPENBLAS_PROBE"  # set in the child, which must not probe again
 _PROBE = ("import json, accelera\n"
           "info = accelera._core.cpu_blas_info()\n"
@@ -120,11 +122,26 @@ def choose() -> str | None:
     return suggested
 
 
+def set_thread_timeout() -> str | None:
+    """Sets OPENBLAS_THREAD_TIMEOUT for the linked OpenBLAS (Note [OpenBLAS thread timeout] in cli/main.cpp)
+    unless the user set it; returns the value set. NumPy's own OpenBLAS, loaded before, keeps its own; so
+    does every library loaded after, once :func:`unset` has removed the variable."""
+    if TIMEOUT_VARIABLE in os.environ:
+        return None
+    os.environ[TIMEOUT_VARIABLE] = THREAD_TIMEOUT
+    return THREAD_TIMEOUT
+
+
+def unset(variable: str, value: str | None) -> None:
+    """Removes ``variable`` if it still holds the ``value`` this module set (None: it set nothing)."""
+    if value is not None and os.environ.get(variable) == value:
+        del os.environ[variable]
+
+
 def loaded(chosen: str | None, blas_info) -> None:
     """After the extension is loaded: removes what :func:`choose` set, and warns when the linked OpenBLAS still
     runs kernels below this CPU's (it was loaded before, with its own choice)."""
-    if chosen is not None and os.environ.get(VARIABLE) == chosen:
-        del os.environ[VARIABLE]
+    unset(VARIABLE, chosen)
     if os.environ.get(_IN_PROBE) or VARIABLE in os.environ:
         return  # the probe itself, or the user's own choice
     info = blas_info()

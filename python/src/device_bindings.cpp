@@ -137,6 +137,7 @@ void bind_devices(nb::module_& m) {
     d["integer_bits"] = info.integer_bits;
     d["threads"] = info.threads;
     d["one_thread_below_flops"] = info.one_thread_below_flops;
+    d["spin_log2_cycles"] = info.spin_log2_cycles;
     d["builtin"] = info.builtin;
     return d;
   });

@@ -2,6 +2,9 @@
 // batch broadcasting, empty extents, promotion and errors.
 #include <omp.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "accelera/cpu_blas.hpp"
 #include "backends/cpu/blas.hpp"
 #include "backends/cpu/simd/simd_kernels.hpp"
@@ -352,4 +355,11 @@ TEST_F(CpuBlas, InfoNamesTheLinkedOpenBlasKernels) {
   const CpuBlasInfo info = cpu_blas_info();
   EXPECT_FALSE(info.core.empty());
   EXPECT_EQ(info.suggested_core, cpu::blas::suggested_openblas_core(info.core, cpu::simd::supported_target_names()));
+}
+
+// Note [OpenBLAS thread timeout]: the spin the float64 products' OpenBLAS was loaded with.
+TEST_F(CpuBlas, InfoGivesTheOpenBlasWorkersSpin) {
+  const char* set = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+  const int read = set != nullptr ? std::atoi(set) : 0;
+  EXPECT_EQ(cpu_blas_info().spin_log2_cycles, read <= 0 ? 28 : std::clamp(read, 4, 30));
 }

@@ -164,7 +164,10 @@ def test_accelera_info_names_the_blas():
     result = subprocess.run([sys.executable, "-m", "accelera", "info"], capture_output=True, text=True,
                             timeout=TIMEOUT)
     assert result.returncode == 0, result.stderr
-    assert f"CPU BLAS: {ac.cpu_blas_info()['library']}" in result.stdout
+    info = ac.cpu_blas_info()
+    assert f"CPU BLAS: {info['library']}" in result.stdout
+    if info["spin_log2_cycles"]:
+        assert f"workers spin 2^{info['spin_log2_cycles']} cycles" in result.stdout, result.stdout
 
 
 def test_small_products_run_on_one_thread_below_a_measured_limit():

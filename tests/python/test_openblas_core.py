@@ -127,3 +127,39 @@ def test_an_embedding_program_is_not_run_as_a_probe(fresh_cache, monkeypatch):
     monkeypatch.setattr(oc.sys, "executable", "/usr/sbin/some-server")
     assert oc.choose() is None and calls == []
     assert oc.VARIABLE not in os.environ
+
+
+def test_the_thread_timeout_is_set_only_while_the_library_loads(monkeypatch):
+    monkeypatch.delenv(oc.TIMEOUT_VARIABLE, raising=False)
+    value = oc.set_thread_timeout()
+    assert value == oc.THREAD_TIMEOUT and os.environ[oc.TIMEOUT_VARIABLE] == value
+    oc.unset(oc.TIMEOUT_VARIABLE, value)
+    assert oc.TIMEOUT_VARIABLE not in os.environ
+
+
+def test_a_thread_timeout_the_user_set_is_kept(monkeypatch):
+    monkeypatch.setenv(oc.TIMEOUT_VARIABLE, "26")
+    assert oc.set_thread_timeout() is None
+    oc.unset(oc.TIMEOUT_VARIABLE, None)
+    assert os.environ[oc.TIMEOUT_VARIABLE] == "26"
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS starts no workers on one CPU: nothing spins")
+def test_the_linked_openblas_workers_sleep_soon_after_a_product():
+    """Note [OpenBLAS thread timeout]: after a float64 product on the linked OpenBLAS, its workers stop
+    spinning within about half a millisecond instead of 0.1 s: the process burns almost no CPU while it
+    sleeps. (The default timeout burns about 0.12 s of a core in the 0.3 s.) The variable is gone again."""
+    env = {k: v for k, v in os.environ.items() if k != oc.TIMEOUT_VARIABLE}
+    env["ACCELERA_CPU_BLAS"] = "builtin"
+    code = ("import os, time, numpy as np, accelera as acc\n"
+            "a = acc.asarray(np.random.default_rng(0).random((512, 512)))\n"
+            "burnt = []\n"
+            "for _ in range(3):\n"
+            "    acc.matmul(a, a)\n"
+            "    c0 = time.process_time(); time.sleep(0.3); burnt.append(time.process_time() - c0)\n"
+            "print(min(burnt), os.environ.get('OPENBLAS_THREAD_TIMEOUT'), acc.cpu_blas_info()['spin_log2_cycles'])\n")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    burnt, variable, spin = done.stdout.split()
+    assert float(burnt) < 0.03, burnt
+    assert variable == "None" and spin == oc.THREAD_TIMEOUT

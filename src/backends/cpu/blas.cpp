@@ -60,6 +60,7 @@ struct Provider {
   GemmFn<std::int64_t, double> dgemm64 = nullptr;
   int (*num_threads)() = nullptr;
   const char* (*core_name)() = nullptr;
+  int (*thread_timeout)() = nullptr;  // OpenBLAS's openblas_thread_timeout: the variable as it was read
   // Where LAPACK's Fortran routines are looked up: the library's handle and its symbol naming (the
   // linked OpenBLAS: the process's global symbols, plain names).
   void* handle = RTLD_DEFAULT;
@@ -110,6 +111,8 @@ const Provider& builtin_provider() {
     p.info.symbols = "cblas_sgemm";
     p.info.config = openblas_get_config();
     p.core_name = [] { return static_cast<const char*>(openblas_get_corename()); };
+    // Not in OpenBLAS's header (and absent from old versions): looked up.
+    p.thread_timeout = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_thread_timeout"));
     p.info.builtin = true;
     return p;
   }());
@@ -256,6 +259,8 @@ std::unique_ptr<Provider> open_provider(const std::string& library) {
     if (void* core = symbol("openblas_get_corename")) {
       p->core_name = reinterpret_cast<const char* (*)()>(core);
     }
+    // Exported without SciPy's prefix and suffix.
+    p->thread_timeout = reinterpret_cast<int (*)()>(dlsym(handle, "openblas_thread_timeout"));
     if (void* threads = symbol("openblas_get_num_threads")) {
       p->num_threads = reinterpret_cast<int (*)()>(threads);
     }
@@ -343,6 +348,11 @@ CpuBlasInfo cpu_blas_info() {
     const char* core = p.core_name();
     info.core = core != nullptr ? core : "";
     info.suggested_core = cpu::blas::suggested_openblas_core(info.core, cpu::simd::supported_target_names());
+  }
+  if (p.thread_timeout != nullptr) {
+    // OpenBLAS's blas_thread_init: 0 (unset) means its default, others are clamped to [4, 30].
+    const int set = p.thread_timeout();
+    info.spin_log2_cycles = set <= 0 ? 28 : std::clamp(set, 4, 30);
   }
   return info;
 }
