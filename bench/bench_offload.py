@@ -14,9 +14,10 @@ the target, against NumPy), the same sequence of decorated calls runs under four
 
 The workload has 200+ calls of matmul (float32 and float64), element-wise chains (one transcendental:
 softplus), reductions and the guide's examples (standardised Gram matrix, a least-squares gradient step,
-a Monte-Carlo estimate), from 1 KB to 1 GB of input. After one warm-up pass, totals are medians over
-``--repeat`` rounds, the policies interleaved (in reverse order every other round); the spread is the
-largest total over the smallest. Also measured: ``par_iter(matrices).gpu_map(f)`` against
+a Monte-Carlo estimate), from 1 KB to 1 GB of input. After a warm-up pass on each side, totals are medians over
+``--repeat`` rounds, the policies interleaved in a balanced order (over every 4 rounds each policy runs once
+in each place and right after each other policy: a run can leave the machine slower for the next one, as
+NumPy's 1 GB temporaries do); the spread is the largest total over the smallest. Also measured: ``par_iter(matrices).gpu_map(f)`` against
 ``[gpu(f)(m) for m in matrices]``, and the decorator's own cost on a call it keeps on the CPU.
 """
 
@@ -115,6 +116,14 @@ POLICIES = {
 }
 
 
+def balanced_order(items: list, round_: int) -> list:
+    """Round ``round_`` of a Williams design: over len(items) rounds (an even count), every item runs once in
+    each place and right after every other item once."""
+    n = len(items)
+    first = [0] + [(k + 1) // 2 if k % 2 else n - k // 2 for k in range(1, n)]
+    return [items[(i + round_) % n] for i in first]
+
+
 def run_policy(policy: str, device: str, calls) -> tuple[float, dict]:
     runtime = acc.init(POLICIES[policy](acc.Config.builder().device(device)).build())
     if policy == "calibrated":
@@ -191,7 +200,7 @@ def main() -> None:
                         help="par_iter's matrices (default 100x1000, 20x500 with --quick)")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--devices", default=None, help="offload targets (default: every device present, and cpu)")
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=4, help="rounds (4: one whole balanced design)")
     args = parser.parse_args()
     present = [d["device"] for d in acc.devices() if d["device"] != "cpu"]
     targets = args.devices.split(",") if args.devices else present + ["cpu"]
@@ -203,9 +212,12 @@ def main() -> None:
     for device in targets:
         totals = {p: [] for p in POLICIES}
         last = {}
-        run_policy("always-cpu", device, calls)  # warm-up: first touches of the inputs and of NumPy's temporaries
+        # Warm-up: first touches of the inputs, of NumPy's temporaries and of the device allocator's pool (1.5 s
+        # of page faults on the cpu target: whichever policy ran first paid them).
+        run_policy("always-cpu", device, calls)
+        run_policy("always-device", device, calls)
         for round_ in range(args.repeat):
-            order = list(POLICIES) if round_ % 2 == 0 else list(reversed(POLICIES))
+            order = balanced_order(list(POLICIES), round_)
             for policy in order:
                 seconds, stats = run_policy(policy, device, calls)
                 totals[policy].append(seconds)

@@ -8,7 +8,7 @@ import pytest
 import accelera as acc
 from accelera.offload import _model, _trace
 from accelera.offload._calibration import Calibration, Link, Rates
-from accelera.offload._model import Bucket, Call, History, inlier_median
+from accelera.offload._model import Bucket, Call, History, RecentRatios, inlier_median
 
 
 def calibration(device_speedup: float, link_bytes_per_s: float = 1e10) -> Calibration:
@@ -163,3 +163,21 @@ def test_config_validation():
         acc.init("gpu")
     config = acc.Config.builder().gpu(True).device("cpu").fallback("cpu").min_offload_bytes(None).build()
     assert (config.gpu, config.device, config.fallback, config.min_offload_bytes) == (True, "cpu", "cpu", None)
+
+
+def test_recent_ratios_give_their_median_at_least_a_quarter_and_refresh_it_every_eighth_sample():
+    ratios = RecentRatios()
+    assert ratios.median == 1.0  # nothing measured yet: the roofline as it is
+    for value in (3.0, 1.0, 2.0):
+        ratios.add(value)
+    assert ratios.median == 2.0
+    for _ in range(7):
+        ratios.add(0.01)
+    assert ratios.median == 0.25  # ten samples, most of them far below the roofline: floored
+    ratios.add(50.0)  # the 11th..15th samples do not move it
+    for _ in range(4):
+        ratios.add(50.0)
+    assert ratios.median == 0.25
+    for _ in range(11):
+        ratios.add(50.0)  # the 16th and the 24th re-read it (then 14 of the 24 samples are 50)
+    assert ratios.median == 50.0

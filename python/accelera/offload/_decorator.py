@@ -30,9 +30,13 @@ class _Inputs:
 
     __slots__ = ("device", "host_bytes", "device_bytes", "signature")
 
-    def __init__(self, device: str, values):
+    def __init__(self, device: str, args: tuple, kwargs: dict | None = None):
         self.device, self.host_bytes, self.device_bytes, self.signature = device, 0, 0, []
-        self._scan(values)
+        for value in args:
+            self._scan(value)
+        if kwargs:
+            for value in kwargs.values():
+                self._scan(value)
 
     def _scan(self, value) -> None:
         kind = type(value)
@@ -174,7 +178,7 @@ class Offloaded:
         keep = self.keep or getattr(_local, "keep", False)
         if device is None:
             return self._run_plain(runtime, args, kwargs, keep)
-        inputs = _Inputs(device, (args, kwargs))
+        inputs = _Inputs(device, args, kwargs)
         call = Call(inputs.host_bytes, inputs.device_bytes, keep)
         key = (self._key, tuple(inputs.signature))
         if getattr(_local, "on_device", False):  # inside par_iter's gpu_map, whose decision stands
@@ -222,7 +226,7 @@ class Offloaded:
         return result
 
     def _run_cpu(self, args, kwargs, keep, moved, trace):
-        args, kwargs = _to_host(args, moved), _to_host(kwargs, moved)
+        args, kwargs = _to_host(args, moved), (_to_host(kwargs, moved) if kwargs else kwargs)
         with _Depth():
             if trace is None:
                 result = self._fn(*args, **kwargs)

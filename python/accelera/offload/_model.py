@@ -93,6 +93,27 @@ class History:
         return inlier_median([s * (n / b) ** exponent for b, s, _ in self.samples])
 
 
+class RecentRatios:
+    """Measured / roofline of a target's recent calls in every bucket, and their median (at least 1/4; 1
+    before any). The median is re-read as History's predictions are (every call while there are few, then
+    every 8th): it is asked for at every decision, and sorting 32 values each time cost 2-3 us a call."""
+
+    def __init__(self):
+        self._values = deque(maxlen=HISTORY_MAX)
+        self._added = 0
+        self._median = 1.0
+
+    def add(self, ratio: float) -> None:
+        self._values.append(ratio)
+        self._added += 1
+        if self._added <= HISTORY_MIN or self._added % 8 == 0:
+            self._median = max(0.25, statistics.median(self._values))
+
+    @property
+    def median(self) -> float:
+        return self._median
+
+
 def size_bucket(nbytes: int) -> int:
     return int(4 * math.log2(nbytes + 1))
 
@@ -149,7 +170,7 @@ class Bucket:
         return cpu, device
 
     def _predict(self, call: Call, calibration: Calibration):
-        shape = (call.host_bytes, call.device_bytes, call.keep)
+        shape = (call.host_bytes, call.device_bytes, call.keep)  # learn() looks its priors up by the same key
         found = self._predictions.get(shape)
         if found is None:
             prior_cpu, prior_device = self.priors(call, calibration)
@@ -163,7 +184,7 @@ class Bucket:
     def decide(self, call: Call, calibration: Calibration, cpu_ratio: float = 1.0,
                device_ratio: float = 1.0) -> Decision:
         """``cpu_ratio``, ``device_ratio``: how much slower than their rooflines calls have run on each target
-        so far, in every bucket (Runtime._ratios); they scale a target's prior while this bucket has no
+        so far, in every bucket (Runtime's RecentRatios); they scale a target's prior while this bucket has no
         sample of it."""
         if self.trace is None:
             return Decision("cpu", "first call at this size: measured and traced on the CPU", traced=True)
@@ -182,14 +203,15 @@ class Bucket:
         return Decision("cpu", "predicted faster on the CPU", cpu, device)
 
     def learn(self, decision: Decision, call: Call, measured_s: float, calibration: Calibration) -> float | None:
-        """Adds the sample; returns measured / roofline for it (what Runtime._ratios are made of)."""
-        prior_cpu, prior_device = self.priors(call, calibration)
-        prior = prior_cpu if decision.target == "cpu" else prior_device
-        history = self.cpu if decision.target == "cpu" else self.device
+        """Adds the sample; returns measured / roofline for it (what Runtime's RecentRatios are made of)."""
         if decision.traced:
             # A traced call is no sample: it runs slower than a plain one (NumPy cannot reuse the temporaries
             # of an ndarray subclass), and as a bucket's first call it also pays for cold caches and pages.
             return None
+        found = self._predictions.get((call.host_bytes, call.device_bytes, call.keep))  # decide()'s, as a rule
+        prior_cpu, prior_device = found[:2] if found is not None else self.priors(call, calibration)
+        prior = prior_cpu if decision.target == "cpu" else prior_device
+        history = self.cpu if decision.target == "cpu" else self.device
         history.add(call.nbytes, measured_s, prior)
         # Early samples move the prediction a lot; later ones are re-read every 8 calls, which keeps the
         # decision's cost flat (robust statistics over 32 samples cost more than a small call itself).

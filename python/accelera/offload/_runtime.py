@@ -11,7 +11,7 @@ from .. import _core
 from ._calibration import Calibration, cache_path, load_or_measure
 from ._config import Config
 from ._gpu_info import GpuInfo
-from ._model import Bucket, Call, Decision, size_bucket
+from ._model import Bucket, Call, Decision, RecentRatios, size_bucket
 
 _log = logging.getLogger("accelera.offload")
 DECISIONS_KEPT = 1000
@@ -48,8 +48,8 @@ class Runtime:
         self._counts = dict(calls=0, offloaded=0, kept_on_cpu=0, fallbacks=0, traced_calls=0, bytes_to_device=0,
                             bytes_to_host=0, calibration_rebuilt=0)
         self._calibration_source = None
-        self._cpu_ratios = deque(maxlen=32)  # measured / roofline of recent calls, every bucket
-        self._device_ratios = deque(maxlen=32)
+        self._cpu_ratios = RecentRatios()  # measured / roofline of recent calls, every bucket
+        self._device_ratios = RecentRatios()
         self.gpu = None if config.force_cpu else self._gpu(config.device)
 
     @staticmethod
@@ -63,8 +63,7 @@ class Runtime:
     # --- calibration -------------------------------------------------------------------------------
     def calibration(self, device: str) -> Calibration:
         """The rates for ``device`` (measured, or read from the cache, on first use)."""
-        with self._lock:
-            found = self._calibrations.get(device)
+        found = self._calibrations.get(device)  # a dict read is atomic; writes take the lock
         if found is not None:
             return found
         calibration, source = load_or_measure(device)
@@ -103,7 +102,7 @@ class Runtime:
                     nbytes, trace = known
                     ratio = max(call.nbytes, 1) / max(nbytes, 1)
                     bucket.learn_trace(trace.scaled(ratio), call.nbytes, calibration)
-            return bucket.decide(call, calibration, *self._ratios()), bucket
+            return bucket.decide(call, calibration, self._cpu_ratios.median, self._device_ratios.median), bucket
 
     def learn(self, key, bucket: Bucket | None, decision: Decision, call: Call, measured_s: float, device: str,
               trace=None) -> None:
@@ -116,11 +115,7 @@ class Runtime:
                 self._traces[key] = (call.nbytes, trace)
             ratio = bucket.learn(decision, call, measured_s, calibration)
             if ratio is not None:
-                (self._cpu_ratios if decision.target == "cpu" else self._device_ratios).append(ratio)
-
-    def _ratios(self) -> tuple[float, float]:
-        """Per target, the median measured/roofline ratio of its recent calls (1 before any; at least 1/4)."""
-        return tuple(max(0.25, statistics.median(r)) if r else 1.0 for r in (self._cpu_ratios, self._device_ratios))
+                (self._cpu_ratios if decision.target == "cpu" else self._device_ratios).add(ratio)
 
     def block(self, bucket: Bucket | None, why: str) -> None:
         if bucket is not None:
@@ -130,9 +125,7 @@ class Runtime:
     def record(self, function: str, decision: Decision, call: Call, measured_s: float, moved_up: int,
                moved_down: int, fallback: bool = False, traced: bool = False) -> None:
         predicted = decision.predicted_s
-        entry = {"function": function, "target": decision.target, "reason": decision.reason, "bytes": call.nbytes,
-                 "predicted_s": predicted, "predicted_cpu_s": decision.predicted_cpu_s,
-                 "predicted_device_s": decision.predicted_device_s, "measured_s": measured_s}
+        entry = (function, decision, call.nbytes, measured_s)  # a dict when stats() asks: cheaper per call
         with self._lock:
             counts = self._counts
             counts["calls"] += 1
@@ -156,7 +149,7 @@ class Runtime:
         with self._lock:
             out = dict(self._counts)
             out["bytes_moved"] = out["bytes_to_device"] + out["bytes_to_host"]
-            out["decisions"] = list(self._decisions)
+            out["decisions"] = [_decision_entry(*entry) for entry in self._decisions]
             out["median_prediction_error"] = statistics.median(self._errors) if self._errors else None
             out["predicted_calls"] = len(self._errors)
             out["device"] = self.gpu.device if self.gpu else None
@@ -171,6 +164,12 @@ class Runtime:
                 self._counts[k] = 0 if k != "calibration_rebuilt" else self._counts[k]
             self._decisions.clear()
             self._errors.clear()
+
+
+def _decision_entry(function: str, decision: Decision, nbytes: int, measured_s: float) -> dict:
+    return {"function": function, "target": decision.target, "reason": decision.reason, "bytes": nbytes,
+            "predicted_s": decision.predicted_s, "predicted_cpu_s": decision.predicted_cpu_s,
+            "predicted_device_s": decision.predicted_device_s, "measured_s": measured_s}
 
 
 _runtime: Runtime | None = None
