@@ -78,6 +78,17 @@ std::string loaded_path(void* symbol, const std::string& fallback) {
   return canonical.empty() ? std::string(where.dli_fname) : canonical.string();
 }
 
+// `name` in the shared library that holds `known` (one of its symbols), or null.
+void* linked_symbol(void* known, const char* name) {
+  Dl_info where{};
+  if (dladdr(known, &where) == 0 || where.dli_fname == nullptr) return nullptr;
+  void* library = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);  // already loaded: no new mapping
+  if (library == nullptr) return nullptr;
+  void* found = dlsym(library, name);
+  dlclose(library);  // drops the reference dlopen added; the library stays loaded
+  return found;
+}
+
 // The linked OpenBLAS through wrappers with its typed CBLAS signature (its enums, and blasint for sizes).
 template <typename Int>
 void set_linked_gemm(Provider& p) {
@@ -111,8 +122,10 @@ const Provider& builtin_provider() {
     p.info.symbols = "cblas_sgemm";
     p.info.config = openblas_get_config();
     p.core_name = [] { return static_cast<const char*>(openblas_get_corename()); };
-    // Not in OpenBLAS's header (and absent from old versions): looked up.
-    p.thread_timeout = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_thread_timeout"));
+    // Not in OpenBLAS's header (and absent from old versions): looked up in the linked library itself, since
+    // NumPy's OpenBLAS exports the same name without its prefix.
+    p.thread_timeout = reinterpret_cast<int (*)()>(linked_symbol(reinterpret_cast<void*>(&cblas_sgemm),
+                                                                 "openblas_thread_timeout"));
     p.info.builtin = true;
     return p;
   }());
