@@ -1,7 +1,7 @@
 """The offload runtime's cost model against fixed rules, on a mixed workload, in one run.
 
     python bench/bench_offload.py [--quick] [--par-iter 100x1000] [--markdown] [--devices opencl:0,cpu]
-                                  [--repeat 2]
+                                  [--repeat 4]
 
 For each offload target (every CUDA and OpenCL device present, and "cpu": Accelera's own CPU kernels as
 the target, against NumPy), the same sequence of decorated calls runs under four policies:
@@ -14,11 +14,12 @@ the target, against NumPy), the same sequence of decorated calls runs under four
 
 The workload has 200+ calls of matmul (float32 and float64), element-wise chains (one transcendental:
 softplus), reductions and the guide's examples (standardised Gram matrix, a least-squares gradient step,
-a Monte-Carlo estimate), from 1 KB to 1 GB of input. After a warm-up pass on each side, totals are medians over
-``--repeat`` rounds, the policies interleaved in a balanced order (over every 4 rounds each policy runs once
-in each place and right after each other policy: a run can leave the machine slower for the next one, as
-NumPy's 1 GB temporaries do); the spread is the largest total over the smallest. Also measured: ``par_iter(matrices).gpu_map(f)`` against
-``[gpu(f)(m) for m in matrices]``, and the decorator's own cost on a call it keeps on the CPU.
+a Monte-Carlo estimate), from 1 KB to 1 GB of input. After a warm-up pass of NumPy and one of the device
+(whose allocator's first page faults would otherwise fall on whichever policy ran first), totals are
+medians over ``--repeat`` rounds, the policies interleaved in a balanced order (over every 4 rounds each
+policy runs once in each place and right after each other policy); the spread is the largest total over
+the smallest. Also measured: ``par_iter(matrices).gpu_map(f)`` against ``[gpu(f)(m) for m in matrices]``,
+and the decorator's own cost on a call it keeps on the CPU.
 """
 
 from __future__ import annotations

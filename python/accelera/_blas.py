@@ -34,7 +34,8 @@ def cpu_blas_info() -> dict:
     library loads), ``integer_bits`` (32 or 64), ``threads``, ``one_thread_below_flops`` (float32 products on
     oneDNN smaller than this run on one thread: Note [Small products on one thread], measured on first use),
     ``spin_log2_cycles`` (OpenBLAS's workers spin 2^this cycles after a product: 20 for the linked library as
-    the package loads it, 28 for OpenBLAS's default; 0 when not OpenBLAS) and ``builtin`` (True for the OpenBLAS that Accelera was built with)."""
+    the package loads it, 28 for OpenBLAS's default; 0 when not OpenBLAS) and ``builtin`` (True for the
+    OpenBLAS that Accelera was built with)."""
     return _core.cpu_blas_info()
 
 

@@ -46,6 +46,11 @@ class Call:
     def nbytes(self) -> int:
         return self.host_bytes + self.device_bytes
 
+    @property
+    def shape(self) -> tuple:
+        """What a bucket's predictions are kept by: calls alike in it cost the same."""
+        return self.host_bytes, self.device_bytes, self.keep
+
 
 @dataclass
 class Decision:
@@ -58,6 +63,13 @@ class Decision:
     @property
     def predicted_s(self) -> float | None:
         return self.predicted_cpu_s if self.target == "cpu" else self.predicted_device_s
+
+
+def refresh_due(samples: int) -> bool:
+    """Whether a statistic over recent samples is re-read after its ``samples``-th: after each of the first
+    HISTORY_MIN (early samples move it a lot), then every 8th (robust statistics over 32 samples cost more
+    than a small call itself, and they are asked for at every decision)."""
+    return samples <= HISTORY_MIN or samples % 8 == 0
 
 
 def inlier_median(values) -> float:
@@ -95,8 +107,7 @@ class History:
 
 class RecentRatios:
     """Measured / roofline of a target's recent calls in every bucket, and their median (at least 1/4; 1
-    before any). The median is re-read as History's predictions are (every call while there are few, then
-    every 8th): it is asked for at every decision, and sorting 32 values each time cost 2-3 us a call."""
+    before any), re-read when refresh_due (sorting 32 values at every decision cost 2-3 us a call)."""
 
     def __init__(self):
         self._values = deque(maxlen=HISTORY_MAX)
@@ -106,7 +117,7 @@ class RecentRatios:
     def add(self, ratio: float) -> None:
         self._values.append(ratio)
         self._added += 1
-        if self._added <= HISTORY_MIN or self._added % 8 == 0:
+        if refresh_due(self._added):
             self._median = max(0.25, statistics.median(self._values))
 
     @property
@@ -170,15 +181,14 @@ class Bucket:
         return cpu, device
 
     def _predict(self, call: Call, calibration: Calibration):
-        shape = (call.host_bytes, call.device_bytes, call.keep)  # learn() looks its priors up by the same key
-        found = self._predictions.get(shape)
+        found = self._predictions.get(call.shape)
         if found is None:
             prior_cpu, prior_device = self.priors(call, calibration)
             found = (prior_cpu, prior_device, self.cpu.predict(call.nbytes, prior_cpu, self.exponent),
                      self.device.predict(call.nbytes, prior_device, self.exponent))
             if len(self._predictions) > 64:
                 self._predictions.clear()
-            self._predictions[shape] = found
+            self._predictions[call.shape] = found
         return found
 
     def decide(self, call: Call, calibration: Calibration, cpu_ratio: float = 1.0,
@@ -208,13 +218,11 @@ class Bucket:
             # A traced call is no sample: it runs slower than a plain one (NumPy cannot reuse the temporaries
             # of an ndarray subclass), and as a bucket's first call it also pays for cold caches and pages.
             return None
-        found = self._predictions.get((call.host_bytes, call.device_bytes, call.keep))  # decide()'s, as a rule
+        found = self._predictions.get(call.shape)  # decide()'s, as a rule
         prior_cpu, prior_device = found[:2] if found is not None else self.priors(call, calibration)
         prior = prior_cpu if decision.target == "cpu" else prior_device
         history = self.cpu if decision.target == "cpu" else self.device
         history.add(call.nbytes, measured_s, prior)
-        # Early samples move the prediction a lot; later ones are re-read every 8 calls, which keeps the
-        # decision's cost flat (robust statistics over 32 samples cost more than a small call itself).
-        if len(history) <= HISTORY_MIN or history.added % 8 == 0:
+        if refresh_due(history.added):
             self._predictions.clear()
         return measured_s / prior if prior > 0 else 1.0
