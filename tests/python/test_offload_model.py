@@ -8,6 +8,7 @@ import pytest
 import accelera as acc
 from accelera.offload import _model, _trace
 from accelera.offload._calibration import Calibration, Link, Rates
+from accelera.offload._spin import Spin
 from accelera.offload._model import Bucket, Call, History, RecentRatios, inlier_median
 
 
@@ -141,6 +142,63 @@ def test_scaled_traces_grow_gemm_work_faster_than_data():
     big = trace.scaled(4.0)
     assert [op.nbytes for op in big.ops] == [1200, 1200] and big.output_bytes == 400
     assert big.ops[0].flops == pytest.approx(8000.0) and big.ops[1].flops == pytest.approx(400.0)
+
+
+def test_scaled_traces_grow_matrix_vector_work_as_data():
+    trace = _trace.Trace([_trace.Op("matmul", "gemm", "float64", 300, 1000.0, 100, True, vector=True)])
+    assert trace.scaled(4.0).ops[0].flops == pytest.approx(4000.0) and trace.scaled(4.0).ops[0].vector
+
+
+def test_the_trace_tells_matrix_vector_products_apart():
+    x, v = np.ones((30, 20)), np.ones(20)
+    with _trace.recording() as trace:
+        t = _trace.wrap(x)
+        _trace.unwrap(t @ _trace.wrap(v))
+        _trace.unwrap(t @ t.T)
+    assert [(op.vector, op.flops) for op in trace.ops] == [(True, 2.0 * 30 * 20), (False, 2.0 * 30 * 30 * 20)]
+
+
+SPIN = Spin(duration_s=0.15, penalty_s=0.05, gemm_from_flops=2e6, gemv_from_flops=1e6)
+
+
+def spinning(cal: Calibration, spin: Spin = SPIN) -> Calibration:
+    cal.spin = spin
+    return cal
+
+
+def test_numpy_calls_that_wake_its_blas_threads_pay_for_their_spin():
+    # n = 200: NumPy's product (16 MFLOP, parallel) is predicted faster, but not by the 50 ms its workers
+    # will take from the device's next calls on the same cores.
+    for spin, want in ((Spin(), "cpu"), (SPIN, "device")):
+        cal = spinning(calibration(0.5, 1e15), spin)
+        bucket, call = traced_bucket(200, cal)
+        decision = bucket.decide(call, cal)
+        assert decision.target == want and decision.predicted_device_s > decision.predicted_cpu_s
+        assert ("spinning" in decision.reason) == (want == "device")
+
+
+def test_products_below_the_parallel_size_pay_nothing():
+    cal = spinning(calibration(0.5, 1e15))
+    bucket, call = traced_bucket(90, cal)  # 1.46 MFLOP: one thread
+    assert bucket.spin_s == 0.0 and bucket.decide(call, cal).target == "cpu"
+    assert traced_bucket(101, cal)[0].spin_s == 0.05  # 2.06 MFLOP
+
+
+def test_matrix_vector_products_have_their_own_parallel_size():
+    gemv = _trace.Op("matmul", "gemm", "float64", 1, 1.5e6, 1, True, vector=True)
+    gemm = _trace.Op("matmul", "gemm", "float64", 1, 1.5e6, 1, True)
+    lu = _trace.Op("solve", "factorisation", "float64", 1, 3e6, 1, True)
+    assert SPIN.wakes_workers(gemv) and not SPIN.wakes_workers(gemm) and SPIN.wakes_workers(lu)
+    assert not Spin().wakes_workers(gemv)
+
+
+def test_calibrations_keep_their_spin_and_refuse_a_bad_one():
+    cal = spinning(calibration(2.0), Spin(0.1, 0.02, 2e6, float("inf")))
+    assert Calibration.from_json(cal.to_json()) == cal
+    bad = cal.to_json()
+    bad["spin"]["penalty_s"] = -1.0
+    with pytest.raises(ValueError, match="spin"):
+        Calibration.from_json(bad)
 
 
 def test_large_fresh_results_cost_numpy_their_page_faults():

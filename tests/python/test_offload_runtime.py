@@ -19,8 +19,9 @@ ACCELERATORS = [d for d in DEVICES if d != "cpu"]
 
 
 @pytest.fixture(autouse=True)
-def fresh_runtime(tmp_path, monkeypatch):
-    monkeypatch.setenv("ACCELERA_CALIBRATION", str(tmp_path / "calibration.json"))
+def fresh_runtime(monkeypatch):
+    # Calibrations go to the session's file (tests/conftest.py): measuring takes seconds on a device that
+    # shares the CPU's cores. Tests of the file itself name their own.
     monkeypatch.delenv("ACCELERA_FORCE_CPU", raising=False)
     yield
     acc.init()
@@ -273,9 +274,10 @@ def test_threads_share_the_runtime_safely():
     assert stats["calls"] == 200 and stats["offloaded"] + stats["kept_on_cpu"] == 200
 
 
-def test_calibration_is_cached_and_a_corrupt_file_is_rebuilt(tmp_path):
+def test_calibration_is_cached_and_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch):
     device = ACCELERATORS[0] if ACCELERATORS else "cpu"
     path = tmp_path / "calibration.json"
+    monkeypatch.setenv("ACCELERA_CALIBRATION", str(path))
     first = acc.init(acc.Config.builder().device(device).build())
     cal = first.calibration(device)
     assert first.stats()["calibration"] == "measured" and path.exists()
@@ -349,3 +351,44 @@ def test_gpu_map_equals_numpy(device):
         assert isinstance(g, np.ndarray) and isinstance(p, np.ndarray)
         np.testing.assert_allclose(g, standardise_gram(m), rtol=1e-5 if m.dtype == np.float32 else 1e-10, atol=1e-5)
         np.testing.assert_allclose(p, m @ m + 1, rtol=1e-5 if m.dtype == np.float32 else 1e-12)
+
+
+def test_numpy_blas_spin_is_measured_where_the_device_computes_on_the_cpu_cores():
+    from accelera.offload import _spin
+
+    assert _spin.measure("cpu", shares_cores=False) == _spin.Spin()  # a GPU pays nothing: nothing to measure
+    spin = _spin.measure("cpu", shares_cores=True)
+    assert spin.valid()
+
+    def square(n: int):
+        m = np.ones((n, n))
+        return lambda: m @ m
+
+    if math.isinf(spin.gemm_from_flops):  # NumPy's BLAS never left a thread running after a product
+        assert spin.penalty_s == 0.0 and not _spin._parallel(square(512))
+        return
+    n = round((spin.gemm_from_flops / 2) ** (1 / 3))
+    assert 0.0 < spin.duration_s < _spin.QUIET_FOR_S
+    assert _spin._parallel(square(math.ceil(1.3 * n)))
+    if n > 16:  # the smallest size probed: below it nothing is known
+        assert not _spin._parallel(square(int(0.7 * n)))
+
+
+def test_traced_products_that_would_wake_numpy_blas_threads_run_on_accelera():
+    from accelera.offload import _spin, _trace
+
+    rng = np.random.default_rng(3)
+    a, b, v = rng.random((384, 383)), rng.random((383, 385)), rng.random(383)
+    spin = _spin.Spin(0.1, 0.05, gemm_from_flops=2e6, gemv_from_flops=1e6)
+    _spin._wait_quiet()
+    with _trace.recording(spin) as trace:
+        product = _trace.unwrap(_trace.wrap(a) @ _trace.wrap(b))
+        matrix_vector = _trace.unwrap(np.dot(_trace.wrap(a), _trace.wrap(v)))
+        small = _trace.unwrap(_trace.wrap(a[:8, :8]) @ _trace.wrap(b[:8, :8]))
+    assert _spin._other_threads_busy() <= _spin.BUSY_CORES  # NumPy's workers were never woken
+    assert type(product) is np.ndarray and type(matrix_vector) is np.ndarray
+    np.testing.assert_allclose(product, a @ b, rtol=1e-12)
+    np.testing.assert_allclose(matrix_vector, a @ v, rtol=1e-12)
+    np.testing.assert_array_equal(small, a[:8, :8] @ b[:8, :8])  # one thread in NumPy: left there
+    assert [(op.kind, op.vector, op.flops) for op in trace.ops] == [
+        ("gemm", False, 2.0 * 384 * 383 * 385), ("gemm", True, 2.0 * 384 * 383), ("gemm", False, 2.0 * 8 ** 3)]

@@ -6,7 +6,9 @@ NumPy, the device running Accelera's ops), GEMM FLOP/s per float dtype, streamin
 transcendental throughput (``exp``), the fixed cost of one op, and (NumPy only) the cost of a large result
 in fresh pages; per direction of the host-device link, a
 latency ``alpha`` and a bandwidth (t = alpha + bytes / bandwidth, fitted over 1 KiB .. 8 MiB), for pageable
-NumPy memory and for Accelera's pinned staging path. Measuring takes about a second; the result is kept
+NumPy memory and for Accelera's pinned staging path; and, for a device on the CPU's own cores, what NumPy's
+spinning BLAS threads cost it (Note [Spinning BLAS workers]). Measuring takes about a second (five more
+where the BLAS spin is measured); the result is kept
 in a JSON file (``ACCELERA_CALIBRATION``: another path, or "off" to measure in every process) under a key
 naming the device, its memory, its driver (NVML's version on CUDA; OpenCL's driver version is not read
 yet), the CPU, the thread count and the library versions, so another machine or a new driver measures
@@ -29,9 +31,11 @@ import numpy as np
 from .. import _core
 from .._files import user_cache_file, write_json
 from ._gpu_info import driver_version
+from ._spin import Spin
+from ._spin import measure as measure_spin
 
 _log = logging.getLogger("accelera.offload")
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass
@@ -71,6 +75,7 @@ class Calibration:
     download: Link
     upload_pinned: Link  # through the pinned staging buffers (par_iter's pipeline)
     seconds_to_measure: float = 0.0
+    spin: Spin = field(default_factory=Spin)  # NumPy's BLAS threads, as the device sees them
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -94,8 +99,15 @@ class Calibration:
                 raise ValueError("bad link")
             return k
 
+        def spin(d):
+            s = Spin(**{k: float(v) for k, v in d.items()})
+            if not s.valid():
+                raise ValueError(f"bad BLAS spin {d!r}")
+            return s
+
         return Calibration(data["key"], rates(data["cpu"]), rates(data["device"]), link(data["upload"]),
-                           link(data["download"]), link(data["upload_pinned"]), float(data["seconds_to_measure"]))
+                           link(data["download"]), link(data["upload_pinned"]), float(data["seconds_to_measure"]),
+                           spin(data["spin"]))
 
 
 def _median_time(fn, repeat: int = 5, sync=None) -> float:
@@ -177,11 +189,14 @@ def _measure_links(device: str) -> tuple[Link, Link, Link]:
     return upload, download, (_fit(_LINK_SIZES, pinned) if pinned else upload)
 
 
+def _device_info(device: str) -> dict:
+    return next(d for d in _core.devices() if d["device"] == device)
+
+
 def calibration_key(device: str) -> str:
     import accelera as acc
 
-    info = next(d for d in _core.devices() if d["device"] == device)
-    cpu = next(d for d in _core.devices() if d["device"] == "cpu")
+    info, cpu = _device_info(device), _device_info("cpu")
     return " | ".join([device, info["name"], info["vendor"], driver_version(device), str(info["total_memory"]),
                        cpu["name"], str(os.cpu_count()), platform.machine(), f"accelera {acc.__version__}",
                        f"numpy {np.__version__}"])
@@ -191,7 +206,9 @@ def measure(device: str) -> Calibration:
     start = time.perf_counter()
     cpu, dev = _measure_cpu(), _measure_device(device)
     upload, download, pinned = _measure_links(device)
-    return Calibration(calibration_key(device), cpu, dev, upload, download, pinned, time.perf_counter() - start)
+    spin = measure_spin(device, shares_cores=not _device_info(device)["is_accelerator"])
+    return Calibration(calibration_key(device), cpu, dev, upload, download, pinned, time.perf_counter() - start,
+                       spin)
 
 
 def cache_path() -> str | None:

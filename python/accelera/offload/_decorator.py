@@ -205,7 +205,8 @@ class Offloaded:
         else:
             traced = bucket is not None and bucket.trace is None
             if traced:
-                with _trace.recording() as trace:
+                spin = runtime.calibration(device).spin
+                with _trace.recording(spin if spin.penalty_s > 0 else None) as trace:
                     result = self._run_cpu(args, kwargs, keep, moved, trace)
             else:
                 result = self._run_cpu(args, kwargs, keep, moved, None)

@@ -14,8 +14,10 @@ samples on, it is the median of the samples (scaled to the call's size) after dr
 robust deviations from their median, as StarPU's history models drop outliers. A bucket without samples of a
 target scales that target's roofline by the median measured/roofline ratio of its recent calls in every
 bucket, so a device that runs slower than its rates promise (PoCL on the CPU's own cores, for one) is learnt
-once, not once per bucket. The cheaper prediction wins; a device prediction within 25% of the CPU's is tried
-once, so that a pessimistic roofline cannot keep a bucket off the device for ever.
+once, not once per bucket. Where the device computes on the CPU's own cores, a CPU-side call whose products
+NumPy's BLAS runs on several threads is also charged what its spinning workers will take from the device's
+next calls (Note [Spinning BLAS workers]). The cheaper prediction wins; a device prediction within 25% of
+the CPU's is tried once, so that a pessimistic roofline cannot keep a bucket off the device for ever.
 """
 
 from __future__ import annotations
@@ -155,6 +157,7 @@ class Bucket:
     roofline_cpu_s: float = 0.0  # of the traced call's ops
     roofline_device_s: float = 0.0
     blocked: str | None = None  # why the device cannot run this bucket's calls
+    spin_s: float = 0.0  # charged to a CPU-side call: NumPy's BLAS workers spinning on the device's cores
     explored: bool = False
     cpu: History = field(default_factory=History)
     device: History = field(default_factory=History)
@@ -169,6 +172,8 @@ class Bucket:
         self.exponent = 1.5 if self.roofline_cpu_s > 0 and gemm > 0.5 * self.roofline_cpu_s else 1.0
         if trace.unsupported:
             self.blocked = "Accelera has no " + ", ".join(trace.unsupported)
+        spin = calibration.spin
+        self.spin_s = spin.penalty_s if any(spin.wakes_workers(op) for op in trace.ops) else 0.0
         self._predictions.clear()
 
     def priors(self, call: Call, calibration: Calibration) -> tuple[float, float]:
@@ -205,9 +210,12 @@ class Bucket:
             device = prior_device * device_ratio
         if self.blocked:
             return Decision("cpu", f"the device cannot run it: {self.blocked}", cpu, None)
-        if device < cpu:
-            return Decision("device", "predicted faster on the device", cpu, device)
-        if not self.explored and not len(self.device) and device < EXPLORE_WITHIN * cpu:
+        if device < cpu + self.spin_s:
+            if device < cpu:
+                return Decision("device", "predicted faster on the device", cpu, device)
+            return Decision("device", f"predicted faster on the device once NumPy's BLAS workers, left spinning "
+                            f"on its cores, are counted ({self.spin_s * 1e3:.3g} ms)", cpu, device)
+        if not self.explored and not len(self.device) and device < EXPLORE_WITHIN * (cpu + self.spin_s):
             self.explored = True
             return Decision("device", "close call: trying the device once", cpu, device)
         return Decision("cpu", "predicted faster on the CPU", cpu, device)
