@@ -392,3 +392,18 @@ def test_traced_products_that_would_wake_numpy_blas_threads_run_on_accelera():
     np.testing.assert_array_equal(small, a[:8, :8] @ b[:8, :8])  # one thread in NumPy: left there
     assert [(op.kind, op.vector, op.flops) for op in trace.ops] == [
         ("gemm", False, 2.0 * 384 * 383 * 385), ("gemm", True, 2.0 * 384 * 383), ("gemm", False, 2.0 * 8 ** 3)]
+
+
+def test_calibration_key_ignores_the_memory_a_host_device_reports(monkeypatch):
+    reported = {"total_memory": 15 << 30}
+
+    def info(device):
+        accelerator = device == "cuda:0"
+        return {"device": device, "name": "dev", "vendor": "v", "is_accelerator": accelerator, **reported}
+
+    monkeypatch.setattr(_calibration, "_device_info", info)
+    monkeypatch.setattr(_calibration, "driver_version", lambda device: "")
+    before = {d: _calibration.calibration_key(d) for d in ("opencl:0", "cuda:0")}
+    reported["total_memory"] = 19 << 30  # PoCL's share of free memory, in the next process
+    assert _calibration.calibration_key("opencl:0") == before["opencl:0"]
+    assert _calibration.calibration_key("cuda:0") != before["cuda:0"]  # a GPU's memory names the board

@@ -197,8 +197,11 @@ def calibration_key(device: str) -> str:
     import accelera as acc
 
     info, cpu = _device_info(device), _device_info("cpu")
-    return " | ".join([device, info["name"], info["vendor"], driver_version(device), str(info["total_memory"]),
-                       cpu["name"], str(os.cpu_count()), platform.machine(), f"accelera {acc.__version__}",
+    # A device on the host's memory reports a share of what is free when it starts (PoCL: 15 GB in one
+    # process, 19 GB in the next), which would make every process measure again.
+    memory = str(info["total_memory"]) if info["is_accelerator"] else "host memory"
+    return " | ".join([device, info["name"], info["vendor"], driver_version(device), memory, cpu["name"],
+                       str(os.cpu_count()), platform.machine(), f"accelera {acc.__version__}",
                        f"numpy {np.__version__}"])
 
 
