@@ -72,7 +72,8 @@ def measured_dist(program, ranks, m, n, k, schedule=None):
 def describe(model) -> str:
     rates = ", ".join(f"{dt} {g.peak / 1e9:.0f} GFLOP/s peak" for dt, g in model.gemm.items())
     copies = f"; up {model.upload / 1e9:.1f} GB/s, down {model.download / 1e9:.1f} GB/s" if model.has_bus else ""
-    return f"{model.name}: {rates}{copies}; pack {model.pack / 1e9:.1f} GB/s"
+    gather = f", gather {model.gather / 1e9:.1f} GB/s" if model.gather else ""
+    return f"{model.name}: {rates}{copies}; pack {model.pack / 1e9:.1f} GB/s{gather}"
 
 
 def engine_cases(rows: list, model, device_lists) -> None:

@@ -32,7 +32,9 @@ is multiplied, so each step costs the slower of the two. Ranks that oversubscrib
 ``share`` of a core each, for their products and their packing alike.
 
 :func:`simulate_split_k` does the same for the split-K schedule (Note [Split K]): the all-to-all of each
-rank's share of A and B, its product, and the reduce-scatter of the partial products.
+rank's share of A and B (with the redistribution's packing, runs of 64 elements gathered by index, at the
+gather rate measured for that pattern: a quarter of the bulk copy's here), its product, and the
+reduce-scatter of the partial products.
 
 What it leaves out: the host's memory bandwidth shared by several devices' copies (unless a machine model
 caps it, ``host_bandwidth``), contention on the network beyond one link per rank, and operating-system
@@ -96,6 +98,8 @@ class DeviceModel:
     download: float = 0.0         # bytes/s device -> host
     latency: float = 0.0          # seconds per copy
     pack: float = 5e9             # bytes/s the host packs panels into staging and unpacks tiles
+    gather: float = 0.0           # bytes/s gathered in runs of 64 elements (the redistribution's packing);
+    # 0: half of pack (pack counts a copy's reads and writes, gather the bytes that arrive)
     copy_engines: int = 2         # 1: uploads and downloads share one engine
     shares_host: bool = False     # computes on the host's cores (the CPU device, PoCL)
     memory: int = 0               # bytes the engine may use on it
@@ -329,7 +333,9 @@ def simulate_split_k(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int,
                      network: NetworkModel, block: int = 64, share: float = 1.0) -> dict:
     """Predicted seconds of accelera::dist::gemm by split K (Note [Split K]) on the rank with the largest
     share of K: its share of A (from the other process rows) and of B gathered by one all-to-all each
-    (latency per peer, bytes over its link, packed and unpacked on the host), the m x n x share product (with
+    (latency per peer, bytes over its link; packed into the send buffer and unpacked from the receive buffer
+    whole, the rank's own part included, in runs of ``block`` elements at the gather rate (Note
+    [Redistribution]); the own part copied between the two buffers by MPI), the m x n x share product (with
     uploads and the partial's download on a device with a bus), and the reduce-scatter of the partials
     (its m n / P part of every other rank's partial over its link, summed on the host)."""
     e = np.dtype(dtype).itemsize
@@ -341,9 +347,11 @@ def simulate_split_k(m: int, n: int, k: int, dtype: str, nprow: int, npcol: int,
     # The library uses A in place on one process row and B on one process column (blocks line up here).
     moved = [(a_bytes, 1 - 1 / nprow)] if nprow > 1 else []
     moved += [(b_bytes, 1 - 1 / p)] if npcol > 1 else []
+    gather = device.gather or device.pack / 2
     for nbytes, fraction in moved:
         exchange += (p - 1) * network.latency + nbytes * fraction / network.exchange
-        exchange += 2 * nbytes / (device.pack * share)  # packed by the sender, unpacked by the receiver
+        exchange += 2 * nbytes / (gather * share)  # packed by the sender, unpacked by the receiver
+        exchange += 2 * nbytes * (1 - fraction) / (device.pack * share)  # MPI's copy of the own part
     compute = gemm.seconds(m, n, kp, share)
     if device.has_bus:
         compute += (a_bytes + b_bytes) / device.upload + c_bytes / device.download + 3 * device.latency
@@ -424,7 +432,8 @@ def calibrate_device(device: str, dtypes=("float32", "float64"), edges=(64, 128,
                      repeat: int = 5) -> DeviceModel:
     """A model of ``device`` from measurements: GEMM rates by smallest extent (:func:`_fit_gemm`), copy rates
     host<->device of 64 MiB (each way alone: the upload is timed to the device's completion, with no copy
-    back), and the host's packing rate (a block of a larger matrix copied out, as panels are)."""
+    back), the host's packing rate (a block of a larger matrix copied out, as panels are) and its gather rate
+    (every other run of 64 float64 elements of a 64 MiB array copied out, as the redistribution packs)."""
     import accelera as ac
 
     info = next(d for d in ac.devices() if d["device"] == device)
@@ -432,6 +441,9 @@ def calibrate_device(device: str, dtypes=("float32", "float64"), edges=(64, 128,
     host = np.random.default_rng(0).uniform(-1, 1, (4096, 4096)).astype(np.float32)
     block = np.empty((4096, 2048), np.float32)
     pack = 2 * block.nbytes / _fastest_seconds(lambda: np.copyto(block, host[:, 1024:3072]), repeat)
+    runs = host.view(np.float64).reshape(-1, 2, 64)
+    gathered = np.empty((runs.shape[0], 64))
+    gather = gathered.nbytes / _fastest_seconds(lambda: np.copyto(gathered, runs[:, 0, :]), repeat)
     upload = download = 0.0
     if device != "cpu":
         on_device = ac.asarray(host, device=device)
@@ -443,7 +455,7 @@ def calibrate_device(device: str, dtypes=("float32", "float64"), edges=(64, 128,
         upload = host.nbytes / _fastest_seconds(up, repeat)
         download = host.nbytes / _fastest_seconds(lambda: on_device.numpy(), repeat)
     return DeviceModel(name=device, gemm=gemms, upload=upload, download=download, latency=20e-6, pack=pack,
-                       copy_engines=2, shares_host=not info["is_accelerator"],
+                       gather=gather, copy_engines=2, shares_host=not info["is_accelerator"],
                        memory=int(info["total_memory"] * 0.9))
 
 

@@ -132,6 +132,19 @@ def test_split_k_on_one_process_is_the_product_and_pays_only_for_skinny_products
     assert sim.simulate_summa(*square, overlap=False)["seconds"] < sim.simulate_split_k(*square)["seconds"]
 
 
+def test_split_k_packs_whole_shares_at_the_gather_rate_and_copies_its_own_part():
+    network = sim.NetworkModel(bandwidth=1e10, latency=0.0, exchange_bandwidth=4e9)
+    fast = cpu_like(memory=1 << 34)  # no gather rate measured: half the packing rate
+    slow = dataclasses.replace(fast, gather=1e9)
+    shape = (256, 256, 65536, "float32", 1, 2)  # one process row: A in place, B's K-halves exchanged
+    b_bytes = 32768 * 256 * 4  # the rank's half of K, every column
+    sent, own_copy = b_bytes / 2 / 4e9, 2 * (b_bytes / 2) / slow.pack
+    assert sim.simulate_split_k(*shape, slow, network)["exchange_seconds"] == pytest.approx(
+        sent + 2 * b_bytes / 1e9 + own_copy)
+    assert sim.simulate_split_k(*shape, fast, network)["exchange_seconds"] == pytest.approx(
+        sent + 2 * b_bytes / (fast.pack / 2) + own_copy)
+
+
 def test_summa_panels_widen_for_a_small_local_c_as_the_library_chooses():
     assert sim._panel_width(2048, 2048, 8192) == 512   # 2 Mi elements over both panels' rows
     assert sim._panel_width(128, 128, 65536) == 8192   # capped at 2 Mi elements
