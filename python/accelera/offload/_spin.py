@@ -6,7 +6,7 @@ OpenBLAS's spin for 2^28 cycles (about 0.15 s here), MKL's for its block time (0
 that computes on the same cores (Accelera's CPU kernels, PoCL) shares them with the spinners for that long,
 so a call the model keeps on NumPy can cost the device calls after it more than it saved: in
 bench_offload.py on the ``cpu`` target, device calls right after NumPy's 200 x 30 Gram matrix ran a median
-46 ms slower than the same calls under always-device. Nothing in the process may shorten NumPy's spin
+34-46 ms slower than the same calls under always-device. Nothing in the process may shorten NumPy's spin
 (its BLAS reads the setting once, at load), so the cost model prices it: a CPU-side call whose products
 reach the size at which NumPy's BLAS goes parallel is charged ``penalty_s``, measured here once per machine
 as the time device work loses when it runs through the spin window right after such a product instead of
