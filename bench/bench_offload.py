@@ -18,7 +18,8 @@ a Monte-Carlo estimate), from 1 KB to 1 GB of input. After a warm-up pass of Num
 (whose allocator's first page faults would otherwise fall on whichever policy ran first), totals are
 medians over ``--repeat`` rounds, the policies interleaved in a balanced order (over every 4 rounds each
 policy runs once in each place and right after each other policy); the spread is the largest total over
-the smallest. Also measured: ``par_iter(matrices).gpu_map(f)`` against ``[gpu(f)(m) for m in matrices]``,
+the smallest. The calibrated policy's median prediction error is also the median over its rounds (each
+starts from an empty history), with its range. Also measured: ``par_iter(matrices).gpu_map(f)`` against ``[gpu(f)(m) for m in matrices]``,
 and the decorator's own cost on a call it keeps on the CPU.
 """
 
@@ -212,7 +213,7 @@ def main() -> None:
           f"python {sys.version.split()[0]}", flush=True)
     for device in targets:
         totals = {p: [] for p in POLICIES}
-        last = {}
+        last, errors = {}, []
         # Warm-up: first touches of the inputs, of NumPy's temporaries and of the device allocator's pool (1.5 s
         # of page faults on the cpu target: whichever policy ran first paid them).
         run_policy("always-cpu", device, calls)
@@ -223,6 +224,8 @@ def main() -> None:
                 seconds, stats = run_policy(policy, device, calls)
                 totals[policy].append(seconds)
                 last[policy] = stats
+                if policy == "calibrated":
+                    errors.append(stats["median_prediction_error"])
         print(f"\n## target {device}\n")
         print("| policy | total s (median) | spread | vs calibrated | offloaded | kept on CPU |")
         print("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -233,8 +236,9 @@ def main() -> None:
             print(f"| {policy} | {med:.2f} | {max(values) / min(values):.2f}x | {med / best:.2f}x | "
                   f"{s['offloaded']} | {s['kept_on_cpu']} |")
         s = last["calibrated"]
-        print(f"\ncalibrated: median prediction error {100 * s['median_prediction_error']:.1f}% over "
-              f"{s['predicted_calls']} predicted calls; {s['traced_calls']} traced first calls; "
+        print(f"\ncalibrated: median prediction error {100 * statistics.median(errors):.1f}% (median of "
+              f"{len(errors)} rounds, {100 * min(errors):.1f}-{100 * max(errors):.1f}%) over "
+              f"{s['predicted_calls']} predicted calls a round; {s['traced_calls']} traced first calls; "
               f"calibration: {s['calibration']}")
         count, n = args.par_iter or ((20, 500) if args.quick else (100, 1000))
         piped, looped, lo, hi = gpu_map_rows(device, count, n, args.repeat)

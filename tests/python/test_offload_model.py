@@ -9,7 +9,7 @@ import accelera as acc
 from accelera.offload import _model, _trace
 from accelera.offload._calibration import Calibration, Link, Rates
 from accelera.offload._spin import Spin
-from accelera.offload._model import Bucket, Call, History, RecentRatios, inlier_median
+from accelera.offload._model import Bucket, Call, History, Previous, RecentRatios, inlier_median
 
 
 def calibration(device_speedup: float, link_bytes_per_s: float = 1e10) -> Calibration:
@@ -102,6 +102,36 @@ def test_before_ten_samples_the_roofline_is_scaled_by_the_measured_ratio():
     history.add(1000, 0.3, 0.1)
     history.add(1000, 0.5, 0.1)
     assert history.predict(1000, 0.2, 1.0) == pytest.approx(0.8)  # median ratio 4
+
+
+def test_calls_after_a_cold_predecessor_keep_their_own_history():
+    # Small CPU calls: 10 us after a small CPU call, 40 us after a device call or a large one.
+    cal = calibration(0.01, 1e15)  # a device 100x slower: every call stays on the CPU
+    bucket, call = traced_bucket(8, cal)
+    warm, after_device, after_large = Previous("cpu", 1000), Previous("device", 1000), Previous("cpu", 64 << 20)
+    assert not warm.leaves_cold("cpu") and after_device.leaves_cold("cpu") and after_large.leaves_cold("cpu")
+    assert warm.leaves_cold("device")
+    first = bucket.decide(call, cal, previous=warm)
+    assert first.target == "cpu" and not first.cold
+    for _ in range(_model.HISTORY_MIN):
+        bucket.learn(bucket.decide(call, cal, previous=warm), call, 10e-6, cal)
+    # No cold sample yet: a cold call is predicted from the warm history rather than the roofline.
+    assert bucket.decide(call, cal, previous=after_device).predicted_cpu_s == pytest.approx(10e-6)
+    for previous in [after_device, after_large] * 5:
+        decision = bucket.decide(call, cal, previous=previous)
+        assert decision.cold
+        bucket.learn(decision, call, 40e-6, cal)
+    assert bucket.decide(call, cal, previous=warm).predicted_cpu_s == pytest.approx(10e-6)
+    assert bucket.decide(call, cal, previous=after_large).predicted_cpu_s == pytest.approx(40e-6)
+    assert bucket.decide(call, cal).predicted_cpu_s == pytest.approx(10e-6)  # the process's first call: warm
+
+
+def test_the_runtime_tells_the_model_where_the_previous_call_ran():
+    runtime = acc.init(acc.Config.builder().gpu(False).build())
+    runtime.record("f", _model.Decision("device", "test"), Call(10, 0, False), 1e-3, 10, 10)
+    assert runtime._previous == Previous("device", 10)
+    runtime.record("f", _model.Decision("device", "test"), Call(5, 0, False), 1e-3, 0, 0, fallback=True)
+    assert runtime._previous == Previous("cpu", 5)  # a fallback ran on the CPU
 
 
 def test_close_calls_try_the_device_once():

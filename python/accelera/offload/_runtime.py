@@ -11,7 +11,7 @@ from .. import _core
 from ._calibration import Calibration, cache_path, load_or_measure
 from ._config import Config
 from ._gpu_info import GpuInfo
-from ._model import Bucket, Call, Decision, RecentRatios, size_bucket
+from ._model import Bucket, Call, Decision, Previous, RecentRatios, size_bucket
 
 _log = logging.getLogger("accelera.offload")
 DECISIONS_KEPT = 1000
@@ -50,6 +50,7 @@ class Runtime:
         self._calibration_source = None
         self._cpu_ratios = RecentRatios()  # measured / roofline of recent calls, every bucket
         self._device_ratios = RecentRatios()
+        self._previous: Previous | None = None  # the last decorated call, for Note [Cold calls]
         self.gpu = None if config.force_cpu else self._gpu(config.device)
 
     @staticmethod
@@ -102,7 +103,8 @@ class Runtime:
                     nbytes, trace = known
                     ratio = max(call.nbytes, 1) / max(nbytes, 1)
                     bucket.learn_trace(trace.scaled(ratio), call.nbytes, calibration)
-            return bucket.decide(call, calibration, self._cpu_ratios.median, self._device_ratios.median), bucket
+            return bucket.decide(call, calibration, self._cpu_ratios.median, self._device_ratios.median,
+                                 self._previous), bucket
 
     def learn(self, key, bucket: Bucket | None, decision: Decision, call: Call, measured_s: float, device: str,
               trace=None) -> None:
@@ -135,6 +137,7 @@ class Runtime:
             counts["bytes_to_device"] += moved_up
             counts["bytes_to_host"] += moved_down
             self._decisions.append(entry)
+            self._previous = Previous("cpu" if fallback else decision.target, call.nbytes)
             if predicted is not None and measured_s > 0 and not fallback:
                 self._errors.append(abs(predicted - measured_s) / measured_s)
         if _log.isEnabledFor(logging.DEBUG):
