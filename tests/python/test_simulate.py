@@ -83,6 +83,20 @@ def test_a_slow_bus_bounds_the_stream():
     assert slow["seconds"] >= moved / 1e8 * 0.99
 
 
+def test_copies_hide_behind_gemms_only_on_a_device_with_copy_engines():
+    # A bus at 1e10 B/s: the copies take a few percent of the GEMMs' time. A device with copy engines hides
+    # them; one on the host's cores (PoCL) copies on the cores that compute, so they add up.
+    n = 2048
+    engines = sim.simulate_engine(n, n, n, "float32", [cpu_like(upload=1e10)])
+    gemm = sum(sim.GemmModel(1e11, 0.0, 0.0).seconds(t[1], t[3], min(engines["plan"]["tile_shape"][2], n - k0))
+               for t in engines["plan"]["tiles"] for k0 in range(0, n, engines["plan"]["tile_shape"][2]))
+    copies = (engines["plan"]["bytes_host_to_device"] + engines["plan"]["bytes_device_to_host"]) / 1e10
+    assert copies > 0.05 * gemm
+    assert engines["seconds"] < gemm + 0.5 * copies
+    on_host = sim.simulate_engine(n, n, n, "float32", [cpu_like(upload=1e10, shares_host=True)])
+    assert on_host["seconds"] == pytest.approx(gemm + copies, rel=0.01)
+
+
 def test_products_that_fit_run_in_core():
     result = sim.simulate_engine(100, 100, 100, "float32", [cpu_like(memory=1 << 30)])
     assert result["in_core"] and result["seconds"] == pytest.approx(2e6 / 1e11)
