@@ -98,6 +98,42 @@ TEST_P(DeviceOps, BudgetAndDeviceErrorsAreTyped) {
   EXPECT_THROW(accelera::add(on_device, accelera::ones(Shape{3})), accelera::DeviceError);
 }
 
+// Products with a long K (PoCL's CPU device runs them as GEMMs over slices of K, Note [K in slices on
+// PoCL]): against float64 on the host, with K not a multiple of the slice, transposed and strided operands,
+// a batch, and an accumulating product.
+TEST_P(DeviceOps, LongInnerProductsMatchFloat64) {
+  const Device dev = GetParam();
+  const auto check = [&](const Tensor& got, const Tensor& a, const Tensor& b, const Tensor* c0, DType dt,
+                         const std::string& what) {
+    const Tensor a64 = a.astype(DType::f64), b64 = b.astype(DType::f64);
+    Tensor want = accelera::matmul(a64, b64);
+    if (c0 != nullptr) want = accelera::add(want, c0->astype(DType::f64));
+    const auto bound = values_of(accelera::matmul(accelera::abs(a64), accelera::abs(b64)));
+    const auto g = values_of(got.to(Device::cpu())), w = values_of(want);
+    const double k = static_cast<double>(a.shape()[a.ndim() - 1]);
+    ASSERT_EQ(g.size(), w.size()) << what;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      ASSERT_LE(std::fabs(g[i] - w[i]), (k + 2) * eps_of(dt) * (bound[i] + 1.0)) << what << " at " << i;
+    }
+  };
+  for (DType dt : {DType::f32, DType::f64}) {
+    for (auto [la, lb] : {std::pair{Layout::contiguous, Layout::contiguous},
+                          std::pair{Layout::transposed, Layout::step2},
+                          std::pair{Layout::negstep, Layout::transposed}}) {
+      const Input a = make_device_input(Shape{130, 601}, dt, la, rng), b = make_device_input(Shape{601, 129}, dt, lb, rng);
+      check(accelera::matmul(a.on(dev), b.on(dev)), a.host(), b.host(), nullptr, dt,
+            std::string(accelera::dtype_name(dt)) + " " + layout_name(la) + " @ " + layout_name(lb));
+    }
+    const Tensor a = random_tensor(Shape{2, 128, 777}, dt, rng), b = random_tensor(Shape{777, 200}, dt, rng);
+    check(accelera::matmul(a.to(dev), b.to(dev)), a, b, nullptr, dt, "batched");
+    const Tensor a2 = random_tensor(Shape{128, 1000}, dt, rng), b2 = random_tensor(Shape{1000, 140}, dt, rng);
+    const Tensor c0 = random_tensor(Shape{128, 140}, dt, rng);
+    const Tensor c = c0.to(dev);
+    accelera::matmul_into(a2.to(dev), b2.to(dev), c, /*accumulate=*/true);
+    check(c, a2, b2, &c0, dt, "accumulating");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, DeviceOps, ::testing::ValuesIn(with_cuda_placeholder(accelerator_devices())),
                          device_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DeviceOps);
