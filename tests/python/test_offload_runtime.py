@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import threading
 
 import numpy as np
@@ -293,6 +294,22 @@ def test_calibration_is_cached_and_a_corrupt_file_is_rebuilt(tmp_path, monkeypat
     assert [p.name for p in tmp_path.iterdir()] == ["calibration.json"]  # no temporary left behind
 
 
+def test_the_calibration_file_keeps_the_most_recent_entries(tmp_path, monkeypatch):
+    rates = _calibration.Rates(gemm_flops={"float64": 1e11}, stream_bytes_per_s=1e10, transcendental_per_s=1e9,
+                               op_s=1e-6)
+    link = _calibration.Link(alpha_s=1e-5, bytes_per_s=1e10)
+    made = _calibration.Calibration("new", rates, rates, link, link, link)
+    path = tmp_path / "calibration.json"
+    old = {f"old {i}": made.to_json() for i in range(_calibration.ENTRIES_KEPT)}
+    path.write_text(json.dumps({"format": _calibration.FORMAT, "entries": old}))
+    monkeypatch.setenv("ACCELERA_CALIBRATION", str(path))
+    monkeypatch.setattr(_calibration, "calibration_key", lambda device: "new")
+    monkeypatch.setattr(_calibration, "measure", lambda device: made)
+    assert _calibration.load_or_measure("cpu") == (made, "measured")
+    kept = list(json.loads(path.read_text())["entries"])
+    assert len(kept) == _calibration.ENTRIES_KEPT and kept[0] == "old 1" and kept[-1] == "new"
+
+
 def test_calibration_off_writes_no_file(tmp_path, monkeypatch):
     monkeypatch.setenv("ACCELERA_CALIBRATION", "off")
     device = ACCELERATORS[0] if ACCELERATORS else "cpu"
@@ -392,6 +409,17 @@ def test_traced_products_that_would_wake_numpy_blas_threads_run_on_accelera():
     np.testing.assert_array_equal(small, a[:8, :8] @ b[:8, :8])  # one thread in NumPy: left there
     assert [(op.kind, op.vector, op.flops) for op in trace.ops] == [
         ("gemm", False, 2.0 * 384 * 383 * 385), ("gemm", True, 2.0 * 384 * 383), ("gemm", False, 2.0 * 8 ** 3)]
+
+
+def test_a_new_build_of_the_library_measures_again(monkeypatch, tmp_path):
+    assert os.path.isfile(_calibration.library_file())
+    library = tmp_path / "libaccelera.so.0"
+    library.write_bytes(b"one build")
+    monkeypatch.setattr(_calibration, "library_file", lambda: str(library))
+    before = _calibration.calibration_key("cpu")
+    assert _calibration.calibration_key("cpu") == before
+    library.write_bytes(b"another build")  # the same version number, other kernels
+    assert _calibration.calibration_key("cpu") != before
 
 
 def test_calibration_key_ignores_the_memory_a_host_device_reports(monkeypatch):

@@ -11,8 +11,9 @@ spinning BLAS threads cost it (Note [Spinning BLAS workers]). Measuring takes ab
 where the BLAS spin is measured); the result is kept
 in a JSON file (``ACCELERA_CALIBRATION``: another path, or "off" to measure in every process) under a key
 naming the device, its memory, its driver (NVML's version on CUDA; OpenCL's driver version is not read
-yet), the CPU, the thread count and the library versions, so another machine or a new driver measures
-again. A file that cannot be read is measured again, rewritten (to a temporary, renamed into
+yet), the CPU, the thread count, the library versions and the build of Accelera's library (its size and
+modification time: a rebuild that changes a kernel's speed keeps the version number), so another machine, a
+new driver or a new build measures again. A file that cannot be read is measured again, rewritten (to a temporary, renamed into
 place) and counted in ``runtime.stats()["calibration_rebuilt"]``.
 """
 
@@ -36,6 +37,7 @@ from ._spin import measure as measure_spin
 
 _log = logging.getLogger("accelera.offload")
 FORMAT = 3
+ENTRIES_KEPT = 16  # calibrations kept in the file, the most recent
 
 
 @dataclass
@@ -193,6 +195,17 @@ def _device_info(device: str) -> dict:
     return next(d for d in _core.devices() if d["device"] == device)
 
 
+def library_file() -> str:
+    """Accelera's compiled library (its kernels), or the extension module where it is linked in."""
+    shared = os.path.join(os.path.dirname(_core.__file__), "libaccelera.so.0")
+    return shared if os.path.exists(shared) else _core.__file__
+
+
+def library_build() -> str:
+    found = os.stat(library_file())
+    return f"build {found.st_size}-{found.st_mtime_ns}"
+
+
 def calibration_key(device: str) -> str:
     import accelera as acc
 
@@ -201,7 +214,7 @@ def calibration_key(device: str) -> str:
     # process, 19 GB in the next), which would make every process measure again.
     memory = str(info["total_memory"]) if info["is_accelerator"] else "host memory"
     return " | ".join([device, info["name"], info["vendor"], driver_version(device), memory, cpu["name"],
-                       str(os.cpu_count()), platform.machine(), f"accelera {acc.__version__}",
+                       str(os.cpu_count()), platform.machine(), f"accelera {acc.__version__}", library_build(),
                        f"numpy {np.__version__}"])
 
 
@@ -250,5 +263,7 @@ def load_or_measure(device: str) -> tuple[Calibration, str]:
             entries, source = {}, "rebuilt"
     calibration = measure(device)
     entries[key] = calibration.to_json()
+    while len(entries) > ENTRIES_KEPT:  # the oldest first: every rebuild of the library adds one
+        del entries[next(iter(entries))]
     _write(path, entries)
     return calibration, source
