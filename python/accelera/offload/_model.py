@@ -248,8 +248,7 @@ class Bucket:
         so far, in every bucket (Runtime's RecentRatios); they scale a target's prior while this bucket has no
         sample of it. ``previous``: the process's previous decorated call (None: this is the first)."""
         if self.trace is None:
-            return Decision("cpu", "first call at this size: measured and traced on the CPU", traced=True,
-                            cold=previous is not None and previous.leaves_cold("cpu"))
+            return Decision("cpu", "first call at this size: measured and traced on the CPU", traced=True)
         cold_cpu = previous is not None and previous.leaves_cold("cpu")
         cold_device = previous is not None and previous.leaves_cold("device")
         prior_cpu, prior_device, cpu, device = self._predict(call, calibration, cold_cpu, cold_device)

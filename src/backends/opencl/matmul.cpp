@@ -33,6 +33,10 @@ GemmOperand operand(const Tensor& matrix) {
   return {matrix.clone(), clblast::Transpose::kNo, static_cast<std::size_t>(std::max<std::int64_t>(cols, 1))};
 }
 
+// PoCL's CPU device: CLBlast has no tuned parameters for it (Note [CLBlast tuning for PoCL]), and its long-K
+// products run faster in slices (Note [K in slices on PoCL]).
+bool is_pocl_cpu(const ClDevice& d) { return d.platform_name == "Portable Computing Language" && !d.is_accelerator; }
+
 // Note [CLBlast tuning for PoCL]: CLBlast ships no tuned parameters for PoCL's CPU device, and its defaults
 // ran sgemm at 18 GFLOP/s on a 2-core AVX-512 EPYC. A search over Xgemm parameter sets
 // (bench/opencl_bench.cpp --tune, recorded in docs/benchmarks.md) found 128x128 work-group tiles with
@@ -52,7 +56,7 @@ std::mutex& clblast_mutex() {
 
 void tune_gemm_once(ClDevice& d) {
   std::call_once(d.gemm_tuning, [&] {
-    if (d.platform_name != "Portable Computing Language" || d.is_accelerator) return;
+    if (!is_pocl_cpu(d)) return;
     const std::unordered_map<std::string, std::size_t> xgemm = {
         {"GEMMK", 0}, {"KREG", 1},  {"KWG", 16},   {"KWI", 2},   {"MDIMA", 8}, {"MDIMC", 8}, {"MWG", 128}, {"NDIMB", 8},
         {"NDIMC", 8}, {"NWG", 128}, {"SA", 0},     {"SB", 0},    {"STRM", 0},  {"STRN", 0},  {"VWM", 8},   {"VWN", 8}};
@@ -98,8 +102,7 @@ void gemm(ClDevice& d, const GemmOperand& a, const GemmOperand& b, const Tensor&
 constexpr std::int64_t kPoclKSlice = 256;
 
 bool slices_k(const ClDevice& d, std::int64_t m, std::int64_t n, std::int64_t k) {
-  return d.platform_name == "Portable Computing Language" && !d.is_accelerator && k > 2 * kPoclKSlice &&
-         m >= 128 && n >= 128;
+  return is_pocl_cpu(d) && k > 2 * kPoclKSlice && m >= 128 && n >= 128;
 }
 
 template <typename T>
