@@ -207,6 +207,41 @@ def test_numpy_calls_that_wake_its_blas_threads_pay_for_their_spin():
         assert ("spinning" in decision.reason) == (want == "device")
 
 
+def test_a_product_while_the_workers_still_spin_pays_only_for_the_extension():
+    # Workers woken 0.1 s ago spin 0.05 s more: a product now moves their window's end by 0.1 s of 0.15.
+    assert SPIN.window_share(now=10.0, spinning_until=10.05) == pytest.approx(0.1 / 0.15)
+    assert SPIN.window_share(now=10.0, spinning_until=9.0) == 1.0  # asleep: a whole new window
+    assert SPIN.window_share(now=10.0, spinning_until=10.15) == 0.0  # woken just now
+    assert Spin().window_share(now=10.0, spinning_until=10.1) == 1.0  # no spin measured: nothing to share
+    cal = spinning(calibration(0.5, 1e15))
+    bucket, call = traced_bucket(200, cal)
+    assert bucket.decide(call, cal, spin_share=1.0).target == "device"
+    kept = bucket.decide(call, cal, spin_share=0.0)
+    assert kept.target == "cpu" and kept.predicted_cpu_s < kept.predicted_device_s
+
+
+def test_the_runtime_shares_the_window_of_workers_it_woke():
+    import time
+
+    from accelera.offload._config import Config
+    from accelera.offload._model import Decision
+    from accelera.offload._runtime import Runtime
+
+    cal = spinning(calibration(0.5, 1e15))
+    runtime = Runtime(Config.builder().gpu(False).build())
+    runtime.set_calibration("dev", cal)
+    bucket, call = traced_bucket(200, cal)
+    key = ("f", ())
+    assert runtime.decide(key, call, "dev")[0].target == "cpu"  # the traced first call of a fresh bucket
+    runtime._buckets[key + (_model.size_bucket(call.nbytes),)] = bucket
+    assert runtime.decide(key, call, "dev")[0].target == "device"  # the workers sleep: a whole window
+    runtime.learn(key, bucket, Decision("cpu", "kept"), call, 1.6e-4, "dev")  # NumPy ran it: they spin now
+    decision, _ = runtime.decide(key, call, "dev")
+    assert decision.target == "cpu", decision.reason
+    runtime._spinning_until = time.perf_counter() - 1.0  # asleep again
+    assert runtime.decide(key, call, "dev")[0].target == "device"
+
+
 def test_products_below_the_parallel_size_pay_nothing():
     cal = spinning(calibration(0.5, 1e15))
     bucket, call = traced_bucket(90, cal)  # 1.46 MFLOP: one thread

@@ -243,10 +243,12 @@ class Bucket:
         return found
 
     def decide(self, call: Call, calibration: Calibration, cpu_ratio: float = 1.0, device_ratio: float = 1.0,
-               previous: Previous | None = None) -> Decision:
+               previous: Previous | None = None, spin_share: float = 1.0) -> Decision:
         """``cpu_ratio``, ``device_ratio``: how much slower than their rooflines calls have run on each target
         so far, in every bucket (Runtime's RecentRatios); they scale a target's prior while this bucket has no
-        sample of it. ``previous``: the process's previous decorated call (None: this is the first)."""
+        sample of it. ``previous``: the process's previous decorated call (None: this is the first).
+        ``spin_share``: the share of a new spin window of NumPy's BLAS workers that a CPU-side run would add
+        (Spin.window_share)."""
         if self.trace is None:
             return Decision("cpu", "first call at this size: measured and traced on the CPU", traced=True)
         cold_cpu = previous is not None and previous.leaves_cold("cpu")
@@ -258,12 +260,13 @@ class Bucket:
             device = prior_device * device_ratio
         if self.blocked:
             return Decision("cpu", f"the device cannot run it: {self.blocked}", cpu, None, cold=cold_cpu)
-        if device < cpu + self.spin_s:
+        spin = self.spin_s * spin_share
+        if device < cpu + spin:
             if device < cpu:
                 return Decision("device", "predicted faster on the device", cpu, device, cold=cold_device)
             return Decision("device", f"predicted faster on the device once NumPy's BLAS workers, left spinning "
-                            f"on its cores, are counted ({self.spin_s * 1e3:.3g} ms)", cpu, device, cold=cold_device)
-        if not self.explored and not self.samples("device") and device < EXPLORE_WITHIN * (cpu + self.spin_s):
+                            f"on its cores, are counted ({spin * 1e3:.3g} ms)", cpu, device, cold=cold_device)
+        if not self.explored and not self.samples("device") and device < EXPLORE_WITHIN * (cpu + spin):
             self.explored = True
             return Decision("device", "close call: trying the device once", cpu, device, cold=cold_device)
         return Decision("cpu", "predicted faster on the CPU", cpu, device, cold=cold_cpu)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import math
 import statistics
 import threading
+import time
 from collections import deque
 
 from .. import _core
@@ -51,6 +53,9 @@ class Runtime:
         self._cpu_ratios = RecentRatios()  # measured / roofline of recent calls, every bucket
         self._device_ratios = RecentRatios()
         self._previous: Previous | None = None  # the last decorated call, for Note [Cold calls]
+        # When NumPy's BLAS workers, woken by the last CPU-side call with parallel products, fall asleep
+        # (perf_counter seconds; Note [Spinning BLAS workers]).
+        self._spinning_until = -math.inf
         self.gpu = None if config.force_cpu else self._gpu(config.device)
 
     @staticmethod
@@ -103,8 +108,9 @@ class Runtime:
                     nbytes, trace = known
                     ratio = max(call.nbytes, 1) / max(nbytes, 1)
                     bucket.learn_trace(trace.scaled(ratio), call.nbytes, calibration)
+            share = calibration.spin.window_share(time.perf_counter(), self._spinning_until) if bucket.spin_s else 1.0
             return bucket.decide(call, calibration, self._cpu_ratios.median, self._device_ratios.median,
-                                 self._previous), bucket
+                                 self._previous, share), bucket
 
     def learn(self, key, bucket: Bucket | None, decision: Decision, call: Call, measured_s: float, device: str,
               trace=None) -> None:
@@ -116,6 +122,9 @@ class Runtime:
                 bucket.learn_trace(trace, call.nbytes, calibration)
                 self._traces[key] = (call.nbytes, trace)
             ratio = bucket.learn(decision, call, measured_s, calibration)
+            if decision.target == "cpu" and bucket.spin_s and trace is None:
+                # NumPy ran its products (a traced call runs them on Accelera's kernels): its workers now spin.
+                self._spinning_until = time.perf_counter() + calibration.spin.duration_s
             if ratio is not None:
                 (self._cpu_ratios if decision.target == "cpu" else self._device_ratios).add(ratio)
 
