@@ -21,13 +21,22 @@ policy runs once in each place and right after each other policy); the spread is
 the smallest. The calibrated policy's median prediction error is also the median over its rounds (each
 starts from an empty history), with its range. Also measured: ``par_iter(matrices).gpu_map(f)`` against ``[gpu(f)(m) for m in matrices]``,
 and the decorator's own cost on a call it keeps on the CPU.
+
+Each policy alone: the interleaved rounds let one policy's memory use shape the next one's (on a VM that
+hands freed guest pages back to its host, NumPy's large temporaries fault slowly after device rounds:
+a 1 GB chain() took 4.6 s there against 0.37 s after NumPy rounds), while a program runs one policy. So every
+policy also runs in a process of its own, ``--repeat`` rounds after one warm-up pass of itself, in one runtime
+(the calibrated policy keeps what it learnt: a program's steady state), and the second table gives those
+medians.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import timeit
@@ -126,10 +135,20 @@ def balanced_order(items: list, round_: int) -> list:
     return [items[(i + round_) % n] for i in first]
 
 
-def run_policy(policy: str, device: str, calls) -> tuple[float, dict]:
+def start_policy(policy: str, device: str):
+    """A fresh runtime (an empty history) running ``policy``."""
     runtime = acc.init(POLICIES[policy](acc.Config.builder().device(device)).build())
     if policy == "calibrated":
         runtime.calibration(device)  # measured once per machine and cached: not part of the workload
+    return runtime
+
+
+def run_policy(policy: str, device: str, calls, runtime=None) -> tuple[float, dict]:
+    """One pass over ``calls``: in a fresh runtime, or in ``runtime`` with what it learnt so far (its stats reset)."""
+    if runtime is None:
+        runtime = start_policy(policy, device)
+    else:
+        runtime.reset_stats()
     decorated = {name: acc.gpu(f) for name, f in FUNCTIONS.items()}
     start = time.perf_counter()
     for name, args in calls:
@@ -195,6 +214,44 @@ def model_overhead_us(device: str, repeat: int = 5) -> float:
     return statistics.median(rounds)
 
 
+def alone_worker(policy: str, device: str, rounds: int, quick: bool) -> None:
+    """Runs in a process of its own: one warm-up pass, then ``rounds`` timed ones of ``policy``; prints JSON."""
+    calls = workload(quick)
+    runtime = start_policy(policy, device)
+    run_policy(policy, device, calls, runtime)
+    totals, errors = [], []
+    for _ in range(rounds):
+        seconds, stats = run_policy(policy, device, calls, runtime)
+        totals.append(seconds)
+        errors.append(stats["median_prediction_error"])
+    print(json.dumps({"totals": totals, "errors": errors}))
+
+
+def each_policy_alone(device: str, rounds: int, quick: bool) -> dict:
+    """Policy -> the timed rounds' totals, each policy in a process of its own (the processes one after another)."""
+    totals = {}
+    for policy in POLICIES:
+        command = [sys.executable, __file__, "--alone-worker", policy, "--devices", device, "--repeat", str(rounds)]
+        out = subprocess.run(command + (["--quick"] if quick else []), capture_output=True, text=True, check=False)
+        if out.returncode != 0:
+            raise RuntimeError(f"the {policy} process on {device} failed:\n{out.stderr}")
+        totals[policy] = json.loads(out.stdout.strip().splitlines()[-1])
+    return totals
+
+
+def print_alone(results: dict) -> None:
+    print("\nEach policy in a process of its own, one runtime (medians of its rounds after a warm-up pass):\n")
+    print("| policy | total s (median) | spread | vs calibrated |")
+    print("| --- | ---: | ---: | ---: |")
+    best = statistics.median(results["calibrated"]["totals"])
+    for policy, r in results.items():
+        med = statistics.median(r["totals"])
+        print(f"| {policy} | {med:.2f} | {max(r['totals']) / min(r['totals']):.2f}x | {med / best:.2f}x |")
+    errors = results["calibrated"]["errors"]
+    print(f"\ncalibrated alone: median prediction error {100 * statistics.median(errors):.1f}% "
+          f"({100 * min(errors):.1f}-{100 * max(errors):.1f}%)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (largest input 128 MiB)")
@@ -203,7 +260,11 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--devices", default=None, help="offload targets (default: every device present, and cpu)")
     parser.add_argument("--repeat", type=int, default=4, help="rounds (4: one whole balanced design)")
+    parser.add_argument("--alone-worker", choices=list(POLICIES), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.alone_worker:
+        alone_worker(args.alone_worker, args.devices, args.repeat, args.quick)
+        return
     present = [d["device"] for d in acc.devices() if d["device"] != "cpu"]
     targets = args.devices.split(",") if args.devices else present + ["cpu"]
     calls = workload(args.quick)
@@ -240,6 +301,7 @@ def main() -> None:
               f"{len(errors)} rounds, {100 * min(errors):.1f}-{100 * max(errors):.1f}%) over "
               f"{s['predicted_calls']} predicted calls a round; {s['traced_calls']} traced first calls; "
               f"calibration: {s['calibration']}")
+        print_alone(each_policy_alone(device, args.repeat, args.quick))
         count, n = args.par_iter or ((20, 500) if args.quick else (100, 1000))
         piped, looped, lo, hi = gpu_map_rows(device, count, n, args.repeat)
         print(f"par_iter({count} matrices {n}x{n}).gpu_map(standardise_gram): {piped:.2f} s vs "
