@@ -382,13 +382,13 @@ def test_numpy_blas_spin_is_measured_where_the_device_computes_on_the_cpu_cores(
         return lambda: m @ m
 
     if math.isinf(spin.gemm_from_flops):  # NumPy's BLAS never left a thread running after a product
-        assert spin.penalty_s == 0.0 and not _spin._parallel(square(512))
+        assert spin.penalty_s == 0.0 and not _spin.parallel_in_most(square(512))
         return
     n = round((spin.gemm_from_flops / 2) ** (1 / 3))
     assert 0.0 < spin.duration_s < _spin.QUIET_FOR_S
-    assert _spin._parallel(square(math.ceil(1.3 * n)))
+    assert _spin.parallel_in_most(square(math.ceil(1.3 * n)))
     if n > 16:  # the smallest size probed: below it nothing is known
-        assert not _spin._parallel(square(int(0.7 * n)))
+        assert not _spin.parallel_in_most(square(int(0.7 * n)))
 
 
 def test_traced_products_that_would_wake_numpy_blas_threads_run_on_accelera():
