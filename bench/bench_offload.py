@@ -228,15 +228,16 @@ def alone_worker(policy: str, device: str, rounds: int, quick: bool) -> None:
 
 
 def each_policy_alone(device: str, rounds: int, quick: bool) -> dict:
-    """Policy -> the timed rounds' totals, each policy in a process of its own (the processes one after another)."""
-    totals = {}
+    """Policy -> {"totals", "errors"} of its timed rounds, each policy in a process of its own (one after
+    another)."""
+    results = {}
     for policy in POLICIES:
         command = [sys.executable, __file__, "--alone-worker", policy, "--devices", device, "--repeat", str(rounds)]
         out = subprocess.run(command + (["--quick"] if quick else []), capture_output=True, text=True, check=False)
         if out.returncode != 0:
             raise RuntimeError(f"the {policy} process on {device} failed:\n{out.stderr}")
-        totals[policy] = json.loads(out.stdout.strip().splitlines()[-1])
-    return totals
+        results[policy] = json.loads(out.stdout.strip().splitlines()[-1])
+    return results
 
 
 def print_alone(results: dict) -> None:
